@@ -1,0 +1,115 @@
+// buildApp(options) returns a ready Fastify instance and never listens: the server, the tests and
+// the benchmark all build the same app.
+import Fastify, { LogController, type FastifyInstance, type FastifyReply } from 'fastify'
+import pino, { type DestinationStream } from 'pino'
+import { randomBytes, randomUUID } from 'node:crypto'
+import type { Config } from './config.js'
+import { Clock } from './clock.js'
+import { openStorage, type Storage } from './storage/index.js'
+import { ClientRegistry } from './auth/clients.js'
+import { TokenService } from './auth/tokens.js'
+import { allScopes } from './auth/scopes.js'
+import { EventBus } from './events.js'
+import { ErrorBody, OAuthErrorBody } from '../schemas/common.js'
+import { installValidation } from './plugins/validation.js'
+import requests from './plugins/requests.js'
+import errors, { toApiError } from './plugins/errors.js'
+import openapi from './plugins/openapi.js'
+import authGuard from './auth/guard.js'
+import { areas } from './areas.js'
+import './types.js'
+
+export interface BuildOptions {
+  config: Config
+  /** The sandbox clock; a test passes its own to control time. */
+  clock?: Clock
+  /** An already open storage (tests of restarts pass none and reopen the same file). */
+  storage?: Storage
+  /** Where log lines go (default stdout). */
+  logStream?: DestinationStream
+}
+
+// Log redaction is a safety net: nothing logs headers or bodies, but if anything ever does,
+// credentials are masked.
+const REDACT = [
+  'req.headers.authorization', 'headers.authorization', '*.headers.authorization',
+  '*.clientSecret', '*.client_secret', '*.access_token', '*.refresh_token', '*.secret', '*.signingSecret', '*.password'
+]
+
+export async function buildApp (options: BuildOptions): Promise<FastifyInstance> {
+  const { config } = options
+  const clock = options.clock ?? new Clock()
+  const storage = options.storage ?? openStorage(config.databasePath)
+  const logger = pino({ level: config.logLevel, redact: { paths: REDACT, censor: '[redacted]' }, base: undefined }, options.logStream)
+
+  const app = Fastify({
+    loggerInstance: logger,
+    logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'requestId' }),
+    genReqId: () => randomUUID(),
+    requestIdHeader: false,
+    bodyLimit: config.bodyLimitBytes,
+    return503OnClosing: true,
+    routerOptions: { maxParamLength: 512 },
+    connectionTimeout: 60_000,
+    requestTimeout: 30_000,
+    frameworkErrors: (error, request, reply) => {
+      const e = toApiError(error, config.bodyLimitBytes)
+      const r = reply as FastifyReply
+      r.header(`x-${config.serviceName}-request-id`, request.id).code(e.statusCode).send(e.toJSON())
+    }
+  }) as unknown as FastifyInstance
+
+  installValidation(app)
+  app.addSchema(ErrorBody)
+  app.addSchema(OAuthErrorBody)
+
+  const clients = new ClientRegistry(storage, clock)
+  const key = await storage.settings.getOrCreate('jwt.hs256.key', randomBytes(32).toString('base64'))
+  const tokens = new TokenService({
+    key,
+    clock,
+    storage,
+    clients,
+    issuer: config.publicUrl !== '' ? config.publicUrl : `urn:${config.serviceName}:sandbox`,
+    ttlSeconds: config.tokenTtlSeconds,
+    refreshTtlSeconds: config.refreshTokenTtlSeconds
+  })
+  app.decorate('config', config)
+  app.decorate('clock', clock)
+  app.decorate('storage', storage)
+  app.decorate('clients', clients)
+  app.decorate('tokens', tokens)
+  app.decorate('events', new EventBus(clock))
+  app.addHook('onClose', async () => { await storage.close() })
+
+  await ensureDemoClient(app)
+
+  await app.register(requests)
+  await app.register(errors)
+  await app.register(authGuard)
+  await app.register(openapi)
+  for (const area of areas(app)) await app.register(area.plugin)
+
+  await app.ready()
+  return app
+}
+
+/** The demo client exists from the first start: every scope, refresh tokens on. */
+export async function ensureDemoClient (app: FastifyInstance): Promise<void> {
+  const { clientId, clientSecret, secretFromEnv, organizationId } = app.config.demoClient
+  await app.storage.organizations.ensure(organizationId, 'Sandbox demo organization', app.clock.iso())
+  const existing = await app.storage.clients.get(clientId)
+  if (existing === undefined) {
+    await app.clients.create({
+      clientId,
+      clientSecret,
+      organizationId,
+      name: 'Demo client',
+      scopes: Object.keys(allScopes(app.config.partnerArea)),
+      refreshTokens: true
+    })
+  } else if (secretFromEnv && await app.clients.authenticate(clientId, clientSecret) === undefined) {
+    // The environment names the secret: it wins over what an earlier run stored.
+    await app.clients.rotateSecret(clientId, clientSecret)
+  }
+}

@@ -1,0 +1,95 @@
+// The one Bearer guard. A protected route declares `config.auth = { scopes, subjects }`; this hook
+// answers 401/403/404 before the body is parsed, and leaves `request.auth` for the handler.
+import fp from 'fastify-plugin'
+import { timingSafeEqual, createHash } from 'node:crypto'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import {
+  entityNotFound, insufficientScopes, requestInvalid, subjectNotAllowed, tokenInvalid, unauthorizedAdmin
+} from '../errors.js'
+import { anyCovers } from './scopes.js'
+
+export type SubjectType = 'client' | 'user'
+
+export interface AuthRequirement {
+  /** Every one of these scopes is needed (a held scope ending in `*` covers by prefix). */
+  scopes: string[]
+  /** Subjects the operation allows: `client` (the integrator itself) or `user` (acting for a user). */
+  subjects: SubjectType[]
+}
+
+export interface AuthContext {
+  clientId: string
+  organizationId: string
+  subject: SubjectType
+  /** The acting user when the subject is `user`. */
+  userId: string | null
+  scopes: string[]
+}
+
+export const ACT_ON_BEHALF_OF = 'core.users:act-on-behalf-of'
+const ON_BEHALF_OF = /^user\s([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/i
+
+/** The OpenAPI `security` entry of a route guarded with these scopes. */
+export const oauthSecurity = (scopes: string[]): Array<Record<string, string[]>> => [{ OAuth2: scopes }]
+export const adminSecurity: Array<Record<string, string[]>> = [{ SandboxAdmin: [] }]
+
+function bearerToken (request: FastifyRequest): string | undefined {
+  const header = request.headers.authorization
+  if (typeof header !== 'string') return undefined
+  const space = header.indexOf(' ')
+  if (space < 0 || header.slice(0, space).toLowerCase() !== 'bearer') return undefined
+  const token = header.slice(space + 1).trim()
+  return token === '' ? undefined : token
+}
+
+const digest = (value: string): Buffer => createHash('sha256').update(value).digest()
+
+async function authGuard (app: FastifyInstance): Promise<void> {
+  app.decorateRequest('auth', null)
+  const adminDigest = app.config.adminToken === undefined ? undefined : digest(app.config.adminToken)
+
+  app.addHook('onRequest', async (request) => {
+    const config = request.routeOptions.config
+    if (config.admin === true) {
+      if (adminDigest === undefined) return
+      const token = bearerToken(request)
+      if (token === undefined || !timingSafeEqual(digest(token), adminDigest)) throw unauthorizedAdmin()
+      return
+    }
+    const requirement = config.auth
+    if (requirement === undefined) return
+
+    const token = bearerToken(request)
+    if (token === undefined) throw tokenInvalid()
+    const { client, claims, scopes } = await app.tokens.verify(token)
+    const auth: AuthContext = {
+      clientId: client.id,
+      organizationId: client.organizationId,
+      subject: claims.sty,
+      userId: claims.sty === 'user' ? claims.sub : null,
+      scopes
+    }
+
+    const onBehalfOf = request.headers['x-on-behalf-of']
+    if (onBehalfOf !== undefined) {
+      const match = typeof onBehalfOf === 'string' ? ON_BEHALF_OF.exec(onBehalfOf.trim()) : null
+      if (match === null) {
+        throw requestInvalid('headers', [{ property: 'x-on-behalf-of', rule: 'pattern', ruleParams: { pattern: '^user\\s<uuid>$' } }])
+      }
+      if (auth.subject !== 'client') throw subjectNotAllowed(['client'], auth.subject)
+      if (!anyCovers(scopes, ACT_ON_BEHALF_OF)) throw insufficientScopes([ACT_ON_BEHALF_OF], scopes)
+      const userId = match[1].toLowerCase()
+      const user = await app.storage.users.get(auth.organizationId, userId)
+      if (user === undefined) throw entityNotFound('user')
+      auth.subject = 'user'
+      auth.userId = userId
+    }
+
+    const missing = requirement.scopes.some(s => !anyCovers(scopes, s))
+    if (missing) throw insufficientScopes(requirement.scopes, scopes)
+    if (!requirement.subjects.includes(auth.subject)) throw subjectNotAllowed(requirement.subjects, auth.subject)
+    request.auth = auth
+  })
+}
+
+export default fp(authGuard, { name: 'auth-guard' })

@@ -1,0 +1,133 @@
+// Access tokens (JWT, HS256, key kept in the database so tokens survive a restart) and opaque
+// refresh tokens (stored as SHA-256, rotated on use).
+import { createHash, randomBytes, randomUUID } from 'node:crypto'
+import { createSigner, createVerifier } from 'fast-jwt'
+import type { Clock } from '../clock.js'
+import type { ClientRecord, Storage } from '../storage/index.js'
+import type { ClientRegistry } from './clients.js'
+import { tokenExpired, tokenInvalid, tokenRevoked } from '../errors.js'
+
+export interface AccessClaims {
+  iss: string
+  sub: string
+  /** client id */
+  cid: string
+  /** organization id */
+  org: string
+  /** subject type */
+  sty: 'client' | 'user'
+  scope: string
+  /** the client's generation at issue; a rotated or re-created client revokes older tokens */
+  gen: string
+  jti: string
+  iat: number
+  exp: number
+}
+
+export interface IssuedToken {
+  access_token: string
+  token_type: 'Bearer'
+  expires_in: number
+  scope: string
+  refresh_token?: string
+}
+
+export interface VerifiedToken {
+  claims: AccessClaims
+  client: ClientRecord
+  scopes: string[]
+}
+
+export const hashRefreshToken = (token: string): string => createHash('sha256').update(token).digest('hex')
+
+export class TokenService {
+  readonly #sign: (payload: AccessClaims) => string
+  readonly #verify: (token: string) => AccessClaims
+  readonly #clock: Clock
+  readonly #storage: Storage
+  readonly #clients: ClientRegistry
+  readonly #issuer: string
+  readonly #ttl: number
+  readonly #refreshTtl: number
+  readonly #scopeCache = new Map<string, string[]>()
+
+  constructor (opts: { key: string, clock: Clock, storage: Storage, clients: ClientRegistry, issuer: string, ttlSeconds: number, refreshTtlSeconds: number }) {
+    const key = Buffer.from(opts.key, 'base64')
+    this.#sign = createSigner({ key, algorithm: 'HS256', noTimestamp: true }) as (p: AccessClaims) => string
+    // Expiry is checked against the sandbox clock below, so the library's own clock is turned off.
+    this.#verify = createVerifier({ key, algorithms: ['HS256'], ignoreExpiration: true, ignoreNotBefore: true, cache: 10_000 }) as (t: string) => AccessClaims
+    this.#clock = opts.clock
+    this.#storage = opts.storage
+    this.#clients = opts.clients
+    this.#issuer = opts.issuer
+    this.#ttl = opts.ttlSeconds
+    this.#refreshTtl = opts.refreshTtlSeconds
+  }
+
+  get ttlSeconds (): number { return this.#ttl }
+
+  /** Issues an access token (and a refresh token when the client has them) for a client. */
+  async issue (client: ClientRecord, scopes: string[], family?: string): Promise<IssuedToken> {
+    const now = this.#clock.nowSeconds()
+    const scope = scopes.join(' ')
+    const claims: AccessClaims = {
+      iss: this.#issuer,
+      sub: client.userId ?? client.id,
+      cid: client.id,
+      org: client.organizationId,
+      sty: client.userId === null ? 'client' : 'user',
+      scope,
+      gen: client.generation,
+      jti: randomUUID(),
+      iat: now,
+      exp: now + this.#ttl
+    }
+    const issued: IssuedToken = { access_token: this.#sign(claims), token_type: 'Bearer', expires_in: this.#ttl, scope }
+    if (client.refreshTokens && family === undefined) {
+      const refresh = this.newRefreshToken(client, scopes, randomUUID())
+      await this.#storage.refreshTokens.save(refresh.record)
+      issued.refresh_token = refresh.token
+    }
+    return issued
+  }
+
+  newRefreshToken (client: ClientRecord, scopes: string[], family: string): { token: string, record: import('../storage/index.js').RefreshTokenRecord } {
+    const token = randomBytes(32).toString('base64url')
+    const now = this.#clock.now()
+    return {
+      token,
+      record: {
+        hash: hashRefreshToken(token),
+        clientId: client.id,
+        organizationId: client.organizationId,
+        userId: client.userId,
+        scopes,
+        expiresAt: now + this.#refreshTtl * 1000,
+        createdAt: now,
+        usedAt: null,
+        family
+      }
+    }
+  }
+
+  /** Verifies a Bearer token: signature, expiry (sandbox clock), and that its client still stands. */
+  async verify (token: string): Promise<VerifiedToken> {
+    let claims: AccessClaims
+    try {
+      claims = this.#verify(token)
+    } catch {
+      throw tokenInvalid()
+    }
+    if (typeof claims.exp !== 'number' || typeof claims.cid !== 'string' || typeof claims.scope !== 'string') throw tokenInvalid()
+    if (claims.exp <= this.#clock.nowSeconds()) throw tokenExpired()
+    const client = await this.#clients.get(claims.cid)
+    if (client === undefined || client.generation !== claims.gen || client.organizationId !== claims.org) throw tokenRevoked()
+    let scopes = this.#scopeCache.get(claims.scope)
+    if (scopes === undefined) {
+      scopes = claims.scope === '' ? [] : claims.scope.split(' ')
+      if (this.#scopeCache.size > 1000) this.#scopeCache.clear()
+      this.#scopeCache.set(claims.scope, scopes)
+    }
+    return { claims, client, scopes }
+  }
+}

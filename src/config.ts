@@ -1,0 +1,163 @@
+// The one place that reads the environment. Every field has a default; a bad value stops the
+// server at start with a message that names the variable and what it accepts.
+import { parseArgs } from 'node:util'
+
+export interface Config {
+  port: number
+  host: string
+  databasePath: string
+  serviceName: string
+  partnerArea: string
+  publicUrl: string
+  tokenTtlSeconds: number
+  refreshTokenTtlSeconds: number
+  managementLinkTtlSeconds: number
+  adminToken: string | undefined
+  demoClient: { clientId: string, clientSecret: string, secretFromEnv: boolean, organizationId: string }
+  logLevel: string
+  seedFile: string | undefined
+  webhookRetrySchedule: number[]
+  webhookTimeoutMs: number
+  requestLogSize: number
+  bodyLimitBytes: number
+  rateLimitPerMinute: number
+  unsupportedCountries: string[]
+}
+
+export class ConfigError extends Error {
+  constructor (message: string) {
+    super(message)
+    this.name = 'ConfigError'
+  }
+}
+
+export const DEFAULT_DEMO_CLIENT_ID = 'sandbox-demo-client'
+export const DEFAULT_DEMO_CLIENT_SECRET = 'sandbox-demo-secret'
+export const DEFAULT_DEMO_ORGANIZATION_ID = '00000000-0000-4000-8000-000000000001'
+
+/** Every variable the server reads, with its default and meaning: the source of `.env.example` and the README table. */
+export const VARIABLES: Array<{ name: string, flag?: string, default: string, description: string }> = [
+  { name: 'PORT', flag: '--port', default: '8080', description: 'TCP port to listen on (0 picks a free one).' },
+  { name: 'HOST', flag: '--host', default: '127.0.0.1', description: 'Address to listen on. Beyond loopback, SANDBOX_ADMIN_TOKEN is required.' },
+  { name: 'DATABASE_PATH', flag: '--database', default: './data/sandbox.db', description: 'SQLite file (created with its folder on demand) or `:memory:`.' },
+  { name: 'SERVICE_NAME', default: 'service', description: 'Names the headers `x-<name>-request-id` and `x-<name>-organization-id`.' },
+  { name: 'PARTNER_AREA', default: 'partner', description: 'First path segment of `/<partner>/kyc-sharing/...` and of its scope.' },
+  { name: 'PUBLIC_URL', default: 'http://<host>:<port>', description: 'Base URL used in management links and the banner.' },
+  { name: 'TOKEN_TTL_SECONDS', default: '600', description: 'Access token lifetime (`expires_in`).' },
+  { name: 'REFRESH_TOKEN_TTL_SECONDS', default: '2592000', description: 'Refresh token lifetime (30 days).' },
+  { name: 'MANAGEMENT_LINK_TTL_SECONDS', default: '3600', description: 'Lifetime of a webhook management link.' },
+  { name: 'SANDBOX_ADMIN_TOKEN', default: '(unset)', description: 'Bearer token guarding `/_sandbox/*`; required when HOST is not loopback.' },
+  { name: 'SANDBOX_CLIENT_ID', default: DEFAULT_DEMO_CLIENT_ID, description: 'Id of the demo client created at first start with every scope and refresh tokens on.' },
+  { name: 'SANDBOX_CLIENT_SECRET', default: DEFAULT_DEMO_CLIENT_SECRET, description: 'Secret of the demo client (never printed when set here).' },
+  { name: 'SANDBOX_ORGANIZATION_ID', default: DEFAULT_DEMO_ORGANIZATION_ID, description: 'Organization of the demo client.' },
+  { name: 'LOG_LEVEL', flag: '--log-level', default: 'info', description: 'pino level: fatal, error, warn, info, debug, trace or silent.' },
+  { name: 'SEED_FILE', flag: '--seed', default: '(unset)', description: 'Fixture file (JSON) loaded at start, as `POST /_sandbox/fixtures` would.' },
+  { name: 'WEBHOOK_RETRY_SCHEDULE', default: '5,30,120,600,1800', description: 'Seconds between delivery attempts after a failure (comma-separated).' },
+  { name: 'WEBHOOK_TIMEOUT_MS', default: '5000', description: 'How long a webhook receiver may take before the attempt counts as failed.' },
+  { name: 'REQUEST_LOG_SIZE', default: '1000', description: 'How many requests the request log keeps (oldest dropped).' },
+  { name: 'BODY_LIMIT_BYTES', default: '1048576', description: 'Largest request body accepted (413 beyond).' },
+  { name: 'RATE_LIMIT_PER_MINUTE', default: '0', description: 'Requests per minute per client before 429 `too_many_requests` (0: off).' },
+  { name: 'UNSUPPORTED_COUNTRIES', default: 'CU,IR,KP,SY', description: 'ISO 3166-1 codes answered 409 `country_not_supported`.' }
+]
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
+
+type Source = Record<string, string | undefined>
+
+function integer (src: Source, name: string, fallback: number, min: number, max: number): number {
+  const raw = src[name]
+  if (raw === undefined || raw === '') return fallback
+  if (!/^\d+$/.test(raw.trim())) throw new ConfigError(`${name} must be a whole number from ${min} to ${max}; got "${raw}"`)
+  const value = Number(raw.trim())
+  if (value < min || value > max) throw new ConfigError(`${name} must be a whole number from ${min} to ${max}; got "${raw}"`)
+  return value
+}
+
+function name (src: Source, key: string, fallback: string): string {
+  const raw = src[key]
+  if (raw === undefined || raw === '') return fallback
+  if (!/^[a-z][a-z0-9-]{0,62}$/.test(raw)) throw new ConfigError(`${key} must be lowercase letters, digits and dashes, starting with a letter; got "${raw}"`)
+  return raw
+}
+
+const isLoopback = (host: string): boolean =>
+  host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host)
+
+/** Reads flags (`--port 9000`) over environment variables over defaults. Throws ConfigError. */
+export function loadConfig (env: Source = {}, argv: string[] = []): Config {
+  const src: Source = { ...env }
+  let parsed
+  try {
+    parsed = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: false,
+      options: Object.fromEntries(VARIABLES.filter(v => v.flag !== undefined).map(v => [v.flag!.slice(2), { type: 'string' as const }]))
+    })
+  } catch (err) {
+    throw new ConfigError(`${(err as Error).message}. Flags: ${VARIABLES.filter(v => v.flag).map(v => v.flag).join(', ')}`)
+  }
+  for (const v of VARIABLES) {
+    const value = v.flag === undefined ? undefined : (parsed.values as Record<string, string | undefined>)[v.flag.slice(2)]
+    if (value !== undefined) src[v.name] = value
+  }
+
+  const port = integer(src, 'PORT', 8080, 0, 65535)
+  const host = src.HOST !== undefined && src.HOST !== '' ? src.HOST : '127.0.0.1'
+  const adminToken = src.SANDBOX_ADMIN_TOKEN !== undefined && src.SANDBOX_ADMIN_TOKEN !== '' ? src.SANDBOX_ADMIN_TOKEN : undefined
+  if (adminToken === undefined && !isLoopback(host)) {
+    throw new ConfigError(`HOST is ${host}, beyond loopback: set SANDBOX_ADMIN_TOKEN so the sandbox control API is not open to the network`)
+  }
+  if (adminToken !== undefined && adminToken.length < 16) throw new ConfigError('SANDBOX_ADMIN_TOKEN must be at least 16 characters')
+
+  const logLevel = src.LOG_LEVEL !== undefined && src.LOG_LEVEL !== '' ? src.LOG_LEVEL : 'info'
+  if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}; got "${logLevel}"`)
+
+  let publicUrl = src.PUBLIC_URL !== undefined && src.PUBLIC_URL !== '' ? src.PUBLIC_URL : ''
+  if (publicUrl !== '') {
+    let url: URL
+    try { url = new URL(publicUrl) } catch { throw new ConfigError(`PUBLIC_URL must be an absolute http(s) URL; got "${publicUrl}"`) }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(`PUBLIC_URL must be an absolute http(s) URL; got "${publicUrl}"`)
+    publicUrl = publicUrl.replace(/\/+$/, '')
+  }
+
+  const schedule = (src.WEBHOOK_RETRY_SCHEDULE ?? '5,30,120,600,1800').trim()
+  if (!/^\d+(\s*,\s*\d+)*$/.test(schedule)) throw new ConfigError(`WEBHOOK_RETRY_SCHEDULE must be comma-separated whole seconds, such as "5,30,120"; got "${schedule}"`)
+
+  const countries = (src.UNSUPPORTED_COUNTRIES ?? 'CU,IR,KP,SY').trim()
+  if (countries !== '' && !/^[A-Z]{2}(\s*,\s*[A-Z]{2})*$/.test(countries)) throw new ConfigError(`UNSUPPORTED_COUNTRIES must be comma-separated two-letter codes; got "${countries}"`)
+
+  const clientId = src.SANDBOX_CLIENT_ID !== undefined && src.SANDBOX_CLIENT_ID !== '' ? src.SANDBOX_CLIENT_ID : DEFAULT_DEMO_CLIENT_ID
+  if (!/^[\x21-\x7e]{1,128}$/.test(clientId)) throw new ConfigError('SANDBOX_CLIENT_ID must be 1 to 128 printable ASCII characters without spaces')
+  const secretFromEnv = src.SANDBOX_CLIENT_SECRET !== undefined && src.SANDBOX_CLIENT_SECRET !== ''
+  const clientSecret = secretFromEnv ? src.SANDBOX_CLIENT_SECRET! : DEFAULT_DEMO_CLIENT_SECRET
+  const organizationId = src.SANDBOX_ORGANIZATION_ID !== undefined && src.SANDBOX_ORGANIZATION_ID !== '' ? src.SANDBOX_ORGANIZATION_ID : DEFAULT_DEMO_ORGANIZATION_ID
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(organizationId)) throw new ConfigError(`SANDBOX_ORGANIZATION_ID must be a lowercase UUID; got "${organizationId}"`)
+
+  return {
+    port,
+    host,
+    databasePath: src.DATABASE_PATH !== undefined && src.DATABASE_PATH !== '' ? src.DATABASE_PATH : './data/sandbox.db',
+    serviceName: name(src, 'SERVICE_NAME', 'service'),
+    partnerArea: name(src, 'PARTNER_AREA', 'partner'),
+    publicUrl,
+    tokenTtlSeconds: integer(src, 'TOKEN_TTL_SECONDS', 600, 1, 31_536_000),
+    refreshTokenTtlSeconds: integer(src, 'REFRESH_TOKEN_TTL_SECONDS', 2_592_000, 1, 315_360_000),
+    managementLinkTtlSeconds: integer(src, 'MANAGEMENT_LINK_TTL_SECONDS', 3600, 1, 31_536_000),
+    adminToken,
+    demoClient: { clientId, clientSecret, secretFromEnv, organizationId },
+    logLevel,
+    seedFile: src.SEED_FILE !== undefined && src.SEED_FILE !== '' ? src.SEED_FILE : undefined,
+    webhookRetrySchedule: schedule.split(',').map(s => Number(s.trim())),
+    webhookTimeoutMs: integer(src, 'WEBHOOK_TIMEOUT_MS', 5000, 10, 120_000),
+    requestLogSize: integer(src, 'REQUEST_LOG_SIZE', 1000, 1, 1_000_000),
+    bodyLimitBytes: integer(src, 'BODY_LIMIT_BYTES', 1_048_576, 1024, 104_857_600),
+    rateLimitPerMinute: integer(src, 'RATE_LIMIT_PER_MINUTE', 0, 0, 10_000_000),
+    unsupportedCountries: countries === '' ? [] : countries.split(',').map(s => s.trim())
+  }
+}
+
+/** A config for tests and embedding: defaults with an in-memory database and silent logs. */
+export function testConfig (overrides: Partial<Config> = {}): Config {
+  return { ...loadConfig({ DATABASE_PATH: ':memory:', LOG_LEVEL: 'silent' }), ...overrides }
+}

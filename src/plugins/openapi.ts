@@ -1,0 +1,53 @@
+// The API description, generated from the route schemas (one source of truth) and served with
+// interactive docs from local files only: no CDN, no validator badge, no fonts from afar.
+import fp from 'fastify-plugin'
+import swagger from '@fastify/swagger'
+import swaggerUi from '@fastify/swagger-ui'
+import type { FastifyInstance } from 'fastify'
+import { allScopes } from '../auth/scopes.js'
+
+async function openapi (app: FastifyInstance): Promise<void> {
+  const { config } = app
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Core API sandbox',
+        version: '0.1.0',
+        description: 'A stateful sandbox of the Core API. Routes under `/_sandbox` are the sandbox control API and do not exist in the real service. ' +
+          `Every response carries \`x-${config.serviceName}-request-id\`. Errors use \`{ code, message, details? }\`, except the token endpoint, which uses OAuth 2.0 error bodies.`
+      },
+      servers: config.publicUrl !== '' ? [{ url: config.publicUrl, description: 'Sandbox' }] : [],
+      tags: [
+        { name: 'Authentication', description: 'OAuth 2.0 token issuance.' },
+        { name: 'Users', description: 'Users of an organization.' },
+        { name: 'Metadata', description: 'Custom JSON metadata on entities, with ETags and JSON Patch.' },
+        { name: 'KYC sharing', description: 'Partner area: identify users for KYC sharing.' },
+        { name: 'Webhooks', description: 'Webhook management links.' },
+        { name: 'Sandbox', description: 'Sandbox control API: not part of the real service.' }
+      ],
+      components: {
+        securitySchemes: {
+          OAuth2: {
+            type: 'oauth2',
+            description: 'OAuth 2.0 client credentials. Send `X-On-Behalf-Of: user <uuid>` with `core.users:act-on-behalf-of` to act as a user.',
+            flows: { clientCredentials: { tokenUrl: '/core/oauth2/token', refreshUrl: '/core/oauth2/token', scopes: allScopes(config.partnerArea) } }
+          },
+          SandboxAdmin: { type: 'http', scheme: 'bearer', description: 'The SANDBOX_ADMIN_TOKEN, when one is set.' }
+        }
+      }
+    },
+    refResolver: {
+      buildLocalReference: (json, _baseUri, _fragment, i) => typeof json.$id === 'string' ? json.$id : `def-${i}`
+    }
+  })
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    uiConfig: { validatorUrl: null, deepLinking: true, tryItOutEnabled: true } as Record<string, unknown>,
+    staticCSP: true,
+    logLevel: 'warn'
+  })
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
+}
+
+export default fp(openapi, { name: 'openapi' })

@@ -1,0 +1,237 @@
+// SQLite implementation of the core stores: settings, organizations, clients, refresh tokens,
+// users, entities and the event outbox. Every statement is prepared once, here.
+import type { Db } from './db.js'
+import type {
+  ClientRecord, ClientStore, EntityRecord, EntityStore, EventRecord, EventStore, NewClient, NewEvent,
+  Organization, OrganizationStore, RefreshTokenRecord, RefreshTokenStore, RotateResult, SettingsStore,
+  UserRecord, UserStore
+} from './types.js'
+import { randomUUID } from 'node:crypto'
+
+interface ClientRow {
+  id: string,
+  organization_id: string,
+  name: string,
+  secret_salt: string,
+  secret_hash: string,
+  scopes: string,
+  refresh_tokens: number,
+  user_id: string | null,
+  generation: string,
+  created_at: string
+}
+const toClient = (r: ClientRow): ClientRecord => ({
+  id: r.id,
+  organizationId: r.organization_id,
+  name: r.name,
+  secretSalt: r.secret_salt,
+  secretHash: r.secret_hash,
+  scopes: JSON.parse(r.scopes) as string[],
+  refreshTokens: r.refresh_tokens === 1,
+  userId: r.user_id,
+  generation: r.generation,
+  createdAt: r.created_at
+})
+
+interface RefreshRow {
+  hash: string,
+  client_id: string,
+  organization_id: string,
+  user_id: string | null,
+  scopes: string,
+  expires_at: number,
+  created_at: number,
+  used_at: number | null,
+  family: string
+}
+const toRefresh = (r: RefreshRow): RefreshTokenRecord => ({
+  hash: r.hash,
+  clientId: r.client_id,
+  organizationId: r.organization_id,
+  userId: r.user_id,
+  scopes: JSON.parse(r.scopes) as string[],
+  expiresAt: r.expires_at,
+  createdAt: r.created_at,
+  usedAt: r.used_at,
+  family: r.family
+})
+
+interface UserRow { id: string, organization_id: string, email: string, record: string, created_at: string }
+const toUser = (r: UserRow): UserRecord => ({
+  id: r.id, organizationId: r.organization_id, email: r.email, record: JSON.parse(r.record) as Record<string, unknown>, createdAt: r.created_at
+})
+
+interface EntityRow { id: string, organization_id: string, type: string, user_id: string, record: string, created_at: string }
+const toEntity = (r: EntityRow): EntityRecord => ({
+  id: r.id, organizationId: r.organization_id, type: r.type, userId: r.user_id, record: JSON.parse(r.record) as Record<string, unknown>, createdAt: r.created_at
+})
+
+interface EventRow { seq: number, id: string, organization_id: string, type: string, payload: string, created_at: string }
+const toEvent = (r: EventRow): EventRecord => ({
+  seq: r.seq, id: r.id, organizationId: r.organization_id, type: r.type, payload: JSON.parse(r.payload) as Record<string, unknown>, createdAt: r.created_at
+})
+
+/** E-mail addresses compare case-insensitively within an organization. */
+export const emailKey = (email: string): string => email.toLowerCase()
+
+export function settingsStore (db: Db): SettingsStore {
+  const get = db.prepare<[string], { value: string }>('SELECT value FROM settings WHERE key = ?')
+  const insert = db.prepare('INSERT OR IGNORE INTO settings (key, value) VALUES (?, ?)')
+  return {
+    async get (key) { return get.get(key)?.value },
+    async getOrCreate (key, value) {
+      insert.run(key, value)
+      return get.get(key)!.value
+    }
+  }
+}
+
+export function organizationStore (db: Db): OrganizationStore {
+  const get = db.prepare<[string], Organization>('SELECT id, name, created_at AS createdAt FROM organizations WHERE id = ?')
+  const insert = db.prepare('INSERT OR IGNORE INTO organizations (id, name, created_at) VALUES (?, ?, ?)')
+  const list = db.prepare<[], Organization>('SELECT id, name, created_at AS createdAt FROM organizations ORDER BY created_at, id')
+  return {
+    async get (id) { return get.get(id) },
+    async ensure (id, name, createdAt) {
+      insert.run(id, name, createdAt)
+      return get.get(id)!
+    },
+    async list () { return list.all() }
+  }
+}
+
+export function clientStore (db: Db): ClientStore {
+  const get = db.prepare<[string], ClientRow>('SELECT * FROM clients WHERE id = ?')
+  const listAll = db.prepare<[], ClientRow>('SELECT * FROM clients ORDER BY created_at, id')
+  const listOrg = db.prepare<[string], ClientRow>('SELECT * FROM clients WHERE organization_id = ? ORDER BY created_at, id')
+  const insert = db.prepare(`INSERT INTO clients (id, organization_id, name, secret_salt, secret_hash, scopes, refresh_tokens, user_id, generation, created_at)
+    VALUES (@id, @organizationId, @name, @secretSalt, @secretHash, @scopes, @refreshTokens, @userId, @generation, @createdAt)`)
+  const rotate = db.prepare('UPDATE clients SET secret_salt = ?, secret_hash = ?, generation = ? WHERE id = ?')
+  const del = db.prepare('DELETE FROM clients WHERE id = ?')
+  const delRefresh = db.prepare('DELETE FROM refresh_tokens WHERE client_id = ?')
+  return {
+    async get (id) {
+      const row = get.get(id)
+      return row === undefined ? undefined : toClient(row)
+    },
+    async list (organizationId) {
+      return (organizationId === undefined ? listAll.all() : listOrg.all(organizationId)).map(toClient)
+    },
+    async create (c: NewClient, createdAt) {
+      insert.run({
+        id: c.id,
+        organizationId: c.organizationId,
+        name: c.name ?? '',
+        secretSalt: c.secretSalt,
+        secretHash: c.secretHash,
+        scopes: JSON.stringify(c.scopes),
+        refreshTokens: c.refreshTokens ? 1 : 0,
+        userId: c.userId ?? null,
+        generation: randomUUID(),
+        createdAt
+      })
+      return toClient(get.get(c.id)!)
+    },
+    async rotateSecret (id, salt, hash) {
+      return db.transaction(() => {
+        if (rotate.run(salt, hash, randomUUID(), id).changes === 0) return undefined
+        delRefresh.run(id)
+        return toClient(get.get(id)!)
+      })()
+    },
+    async delete (id) {
+      return db.transaction(() => {
+        delRefresh.run(id)
+        return del.run(id).changes > 0
+      })()
+    }
+  }
+}
+
+export function refreshTokenStore (db: Db): RefreshTokenStore {
+  const insert = db.prepare(`INSERT INTO refresh_tokens (hash, client_id, organization_id, user_id, scopes, expires_at, created_at, used_at, family)
+    VALUES (@hash, @clientId, @organizationId, @userId, @scopes, @expiresAt, @createdAt, @usedAt, @family)`)
+  const get = db.prepare<[string], RefreshRow>('SELECT * FROM refresh_tokens WHERE hash = ?')
+  const markUsed = db.prepare('UPDATE refresh_tokens SET used_at = ? WHERE hash = ? AND used_at IS NULL')
+  const revokeFamily = db.prepare('UPDATE refresh_tokens SET used_at = ? WHERE family = ? AND used_at IS NULL')
+  const save = (t: RefreshTokenRecord): void => {
+    insert.run({ ...t, scopes: JSON.stringify(t.scopes) })
+  }
+  return {
+    async save (t) { save(t) },
+    async get (hash) {
+      const row = get.get(hash)
+      return row === undefined ? undefined : toRefresh(row)
+    },
+    async rotate (oldHash, usedAt, next): Promise<RotateResult> {
+      return db.transaction((): RotateResult => {
+        const row = get.get(oldHash)
+        if (row === undefined) return { ok: false, reason: 'unknown' }
+        if (markUsed.run(usedAt, oldHash).changes === 0) return { ok: false, reason: 'used' }
+        save(next)
+        return { ok: true }
+      }).immediate()
+    },
+    async revokeFamily (family, at) { revokeFamily.run(at, family) }
+  }
+}
+
+export function eventStore (db: Db): EventStore & { appendSync: (e: NewEvent) => EventRecord } {
+  const insert = db.prepare('INSERT INTO events (id, organization_id, type, payload, created_at) VALUES (?, ?, ?, ?, ?)')
+  const getSeq = db.prepare<[number | bigint], EventRow>('SELECT seq, id, organization_id, type, payload, created_at FROM events WHERE seq = ?')
+  const pending = db.prepare<[number], EventRow>('SELECT seq, id, organization_id, type, payload, created_at FROM events WHERE dispatched = 0 ORDER BY seq LIMIT ?')
+  const mark = db.prepare('UPDATE events SET dispatched = 1 WHERE seq = ?')
+  const appendSync = (e: NewEvent): EventRecord => {
+    const info = insert.run(e.id, e.organizationId, e.type, JSON.stringify(e.payload), e.createdAt)
+    return toEvent(getSeq.get(info.lastInsertRowid)!)
+  }
+  return {
+    appendSync,
+    async append (e) { return appendSync(e) },
+    async pending (limit) { return pending.all(limit).map(toEvent) },
+    async markDispatched (seq) { mark.run(seq) }
+  }
+}
+
+export function userStore (db: Db, events: { appendSync: (e: NewEvent) => EventRecord }): UserStore {
+  const get = db.prepare<[string, string], UserRow>('SELECT id, organization_id, email, record, created_at FROM users WHERE organization_id = ? AND id = ?')
+  const byEmail = db.prepare<[string, string], UserRow>('SELECT id, organization_id, email, record, created_at FROM users WHERE organization_id = ? AND email_key = ?')
+  const list = db.prepare<[string], UserRow>('SELECT id, organization_id, email, record, created_at FROM users WHERE organization_id = ? ORDER BY created_at, id')
+  const insert = db.prepare('INSERT OR IGNORE INTO users (id, organization_id, email, email_key, record, created_at) VALUES (?, ?, ?, ?, ?, ?)')
+  return {
+    async get (org, id) {
+      const row = get.get(org, id)
+      return row === undefined ? undefined : toUser(row)
+    },
+    async findByEmail (org, email) {
+      const row = byEmail.get(org, emailKey(email))
+      return row === undefined ? undefined : toUser(row)
+    },
+    async list (org) { return list.all(org).map(toUser) },
+    async create (u, newEvents) {
+      return db.transaction(() => {
+        const info = insert.run(u.id, u.organizationId, u.email, emailKey(u.email), JSON.stringify(u.record), u.createdAt)
+        if (info.changes === 0) return undefined
+        for (const e of newEvents) events.appendSync(e)
+        return u
+      }).immediate()
+    }
+  }
+}
+
+export function entityStore (db: Db): EntityStore {
+  const get = db.prepare<[string, string, string], EntityRow>('SELECT * FROM entities WHERE organization_id = ? AND type = ? AND id = ?')
+  const insert = db.prepare('INSERT INTO entities (id, organization_id, type, user_id, record, created_at) VALUES (?, ?, ?, ?, ?, ?)')
+  const listForUser = db.prepare<[string, string], EntityRow>('SELECT * FROM entities WHERE organization_id = ? AND user_id = ? ORDER BY created_at, id')
+  return {
+    async get (org, type, id) {
+      const row = get.get(org, type, id)
+      return row === undefined ? undefined : toEntity(row)
+    },
+    async create (e) {
+      insert.run(e.id, e.organizationId, e.type, e.userId, JSON.stringify(e.record), e.createdAt)
+      return e
+    },
+    async listForUser (org, userId) { return listForUser.all(org, userId).map(toEntity) }
+  }
+}

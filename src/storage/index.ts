@@ -1,0 +1,42 @@
+// The storage module: one object holding every store, each owning its SQL. Areas reach it as
+// `app.storage`; nothing else touches the database.
+import { openDatabase, type Db } from './db.js'
+import { clientStore, entityStore, eventStore, organizationStore, refreshTokenStore, settingsStore, userStore } from './core.js'
+import type {
+  ClientStore, EntityStore, EventStore, OrganizationStore, RefreshTokenStore, SettingsStore, UserStore
+} from './types.js'
+
+export type * from './types.js'
+
+export interface Storage {
+  settings: SettingsStore
+  organizations: OrganizationStore
+  clients: ClientStore
+  refreshTokens: RefreshTokenStore
+  users: UserStore
+  entities: EntityStore
+  events: EventStore
+  /** Checks the database answers (the health route). */
+  ping (): Promise<boolean>
+  close (): Promise<void>
+  /** The handle, for stores added by other modules of this folder and for tests of stored state. */
+  readonly db: Db
+}
+
+export function openStorage (path: string): Storage {
+  const db = openDatabase(path)
+  const events = eventStore(db)
+  const ping = db.prepare('SELECT 1')
+  return {
+    db,
+    settings: settingsStore(db),
+    organizations: organizationStore(db),
+    clients: clientStore(db),
+    refreshTokens: refreshTokenStore(db),
+    users: userStore(db, events),
+    entities: entityStore(db),
+    events,
+    async ping () { return ping.get() !== undefined },
+    async close () { if (db.open) db.close() }
+  }
+}

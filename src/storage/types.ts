@@ -1,0 +1,133 @@
+// The storage interface: domain operations, atomic inside, returning Promises so a networked store
+// can stand behind the same interface later. Route code never writes SQL.
+
+export interface Organization { id: string, name: string, createdAt: string }
+
+export interface ClientRecord {
+  id: string
+  organizationId: string
+  name: string
+  secretSalt: string
+  secretHash: string
+  scopes: string[]
+  refreshTokens: boolean
+  userId: string | null
+  generation: string
+  createdAt: string
+}
+
+export interface NewClient {
+  id: string
+  organizationId: string
+  name?: string
+  secretSalt: string
+  secretHash: string
+  scopes: string[]
+  refreshTokens: boolean
+  userId?: string | null
+}
+
+export interface RefreshTokenRecord {
+  hash: string
+  clientId: string
+  organizationId: string
+  userId: string | null
+  scopes: string[]
+  expiresAt: number
+  createdAt: number
+  usedAt: number | null
+  family: string
+}
+
+export type RotateResult =
+  | { ok: true }
+  | { ok: false, reason: 'unknown' | 'used' }
+
+export interface UserRecord {
+  id: string
+  organizationId: string
+  email: string
+  /** The user as the API shows it (id, type, email, address, ..., createdAt, updatedAt). */
+  record: Record<string, unknown>
+  createdAt: string
+}
+
+export interface EntityRecord {
+  id: string
+  organizationId: string
+  type: string
+  userId: string
+  record: Record<string, unknown>
+  createdAt: string
+}
+
+export interface EventRecord {
+  seq: number
+  id: string
+  organizationId: string
+  type: string
+  payload: Record<string, unknown>
+  createdAt: string
+}
+
+export interface NewEvent {
+  id: string
+  organizationId: string
+  type: string
+  payload: Record<string, unknown>
+  createdAt: string
+}
+
+export interface SettingsStore {
+  get (key: string): Promise<string | undefined>
+  /** Stores `value` unless the key exists; returns the value that is stored. */
+  getOrCreate (key: string, value: string): Promise<string>
+}
+
+export interface OrganizationStore {
+  get (id: string): Promise<Organization | undefined>
+  ensure (id: string, name: string, createdAt: string): Promise<Organization>
+  list (): Promise<Organization[]>
+}
+
+export interface ClientStore {
+  get (id: string): Promise<ClientRecord | undefined>
+  list (organizationId?: string): Promise<ClientRecord[]>
+  create (client: NewClient, createdAt: string): Promise<ClientRecord>
+  /** Replaces the secret and the generation; returns the updated client or undefined. */
+  rotateSecret (id: string, secretSalt: string, secretHash: string): Promise<ClientRecord | undefined>
+  delete (id: string): Promise<boolean>
+}
+
+export interface RefreshTokenStore {
+  save (token: RefreshTokenRecord): Promise<void>
+  get (hash: string): Promise<RefreshTokenRecord | undefined>
+  /** Marks `oldHash` used and saves `next`, only when `oldHash` is still unused: one winner per token. */
+  rotate (oldHash: string, usedAt: number, next: RefreshTokenRecord): Promise<RotateResult>
+  /** Revokes every token descended from the same first grant (after a reuse is detected). */
+  revokeFamily (family: string, at: number): Promise<void>
+}
+
+export interface UserStore {
+  get (organizationId: string, id: string): Promise<UserRecord | undefined>
+  findByEmail (organizationId: string, email: string): Promise<UserRecord | undefined>
+  list (organizationId: string): Promise<UserRecord[]>
+  /**
+   * Creates the user and records its events in one transaction. Returns undefined when the
+   * e-mail (case-insensitive) is already taken in the organization.
+   */
+  create (user: UserRecord, events: NewEvent[]): Promise<UserRecord | undefined>
+}
+
+export interface EntityStore {
+  get (organizationId: string, type: string, id: string): Promise<EntityRecord | undefined>
+  create (entity: EntityRecord): Promise<EntityRecord>
+  listForUser (organizationId: string, userId: string): Promise<EntityRecord[]>
+}
+
+export interface EventStore {
+  append (event: NewEvent): Promise<EventRecord>
+  /** Events not yet handed to the webhooks area, oldest first. */
+  pending (limit: number): Promise<EventRecord[]>
+  markDispatched (seq: number): Promise<void>
+}

@@ -1,0 +1,31 @@
+// What the core decorates the Fastify instance and requests with, typed once for every area.
+import type { Config } from './config.js'
+import type { Clock } from './clock.js'
+import type { Storage } from './storage/index.js'
+import type { TokenService } from './auth/tokens.js'
+import type { ClientRegistry } from './auth/clients.js'
+import type { EventBus } from './events.js'
+import type { AuthContext, AuthRequirement } from './auth/guard.js'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    config: Config
+    clock: Clock
+    storage: Storage
+    tokens: TokenService
+    clients: ClientRegistry
+    events: EventBus
+  }
+  interface FastifyRequest {
+    /** Set by the Bearer guard on protected routes. */
+    auth: AuthContext | null
+  }
+  interface FastifyContextConfig {
+    /** Declares a Bearer-protected route: the scopes it needs and the subjects it allows. */
+    auth?: AuthRequirement
+    /** The OAuth token endpoint: errors are rendered as OAuth 2.0 error bodies. */
+    oauth?: boolean
+    /** A sandbox control route: guarded by SANDBOX_ADMIN_TOKEN when one is set. */
+    admin?: boolean
+  }
+}

@@ -1,0 +1,53 @@
+import t from 'tap'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { build, REQUEST_ID, UUID_RE } from '../helpers.js'
+import { buildApp } from '../../src/app.js'
+import { testConfig } from '../../src/config.js'
+
+t.test('health answers ok with a request id', async t => {
+  const app = await build(t)
+  const res = await app.inject({ method: 'GET', url: '/_sandbox/health' })
+  t.equal(res.statusCode, 200)
+  t.same(res.json(), { status: 'ok' })
+  t.match(res.headers[REQUEST_ID], UUID_RE)
+})
+
+t.test('every answer carries a fresh request id: success, error, unknown route', async t => {
+  const app = await build(t)
+  const ok = await app.inject({ method: 'GET', url: '/_sandbox/health' })
+  const error = await app.inject({ method: 'POST', url: '/core/oauth2/token', payload: 'grant_type=nope', headers: { 'content-type': 'application/x-www-form-urlencoded' } })
+  const unknown = await app.inject({ method: 'GET', url: '/core/nothing-here' })
+  const ids = [ok, error, unknown].map(r => r.headers[REQUEST_ID])
+  for (const id of ids) t.match(id, UUID_RE)
+  t.equal(new Set(ids).size, 3, 'ids differ')
+  t.equal(error.statusCode, 400)
+  t.equal(unknown.statusCode, 404)
+  t.same(unknown.json(), { code: 'route_not_found', message: 'The route cannot be found' })
+})
+
+t.test('the request-id header follows SERVICE_NAME', async t => {
+  const app = await build(t, { serviceName: 'uphold' })
+  const res = await app.inject({ method: 'GET', url: '/nowhere' })
+  t.match(res.headers['x-uphold-request-id'], UUID_RE)
+  t.notOk(res.headers[REQUEST_ID])
+})
+
+t.test('data survives a close and reopen of a file database', async t => {
+  const dir = mkdtempSync(join(tmpdir(), 'sandbox-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const config = testConfig({ databasePath: join(dir, 'db', 'sandbox.db') })
+  const first = await buildApp({ config })
+  await first.storage.organizations.ensure('11111111-1111-4111-8111-111111111111', 'Kept', first.clock.iso())
+  const key = await first.storage.settings.get('jwt.hs256.key')
+  await first.close()
+
+  const second = await buildApp({ config })
+  t.teardown(() => second.close())
+  const org = await second.storage.organizations.get('11111111-1111-4111-8111-111111111111')
+  t.equal(org?.name, 'Kept')
+  t.equal(await second.storage.settings.get('jwt.hs256.key'), key, 'the signing key is kept, so tokens survive a restart')
+  const mode = second.storage.db.pragma('journal_mode', { simple: true })
+  t.equal(mode, 'wal')
+})

@@ -1,0 +1,85 @@
+// Shared test helpers: build the app on an in-memory database with a controllable clock, get
+// tokens the way an integrator does, and make clients and users directly in storage.
+import { randomUUID } from 'node:crypto'
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
+import { buildApp, type BuildOptions } from '../src/app.js'
+import { testConfig, type Config } from '../src/config.js'
+import { Clock } from '../src/clock.js'
+import { allScopes } from '../src/auth/scopes.js'
+import type { UserRecord } from '../src/storage/index.js'
+
+export const DEMO_ID = 'sandbox-demo-client'
+export const DEMO_SECRET = 'sandbox-demo-secret'
+export const DEMO_ORG = '00000000-0000-4000-8000-000000000001'
+
+interface Teardown { teardown: (fn: () => unknown) => void }
+
+/** A fresh app on `:memory:` with a frozen clock at a fixed instant; closed when the test ends. */
+export async function build (t: Teardown, overrides: Partial<Config> = {}, options: Partial<BuildOptions> = {}): Promise<FastifyInstance> {
+  const clock = options.clock ?? new Clock()
+  if (options.clock === undefined) clock.freeze(true)
+  const app = await buildApp({ config: testConfig(overrides), clock, ...options })
+  t.teardown(() => app.close())
+  return app
+}
+
+export const basic = (id: string, secret: string): string =>
+  'Basic ' + Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')
+
+/** POST /core/oauth2/token with a form body, as a client would. */
+export function tokenRequest (app: FastifyInstance, form: Record<string, string>, authorization?: string): Promise<LightMyRequestResponse> {
+  return app.inject({
+    method: 'POST',
+    url: '/core/oauth2/token',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...(authorization === undefined ? {} : { authorization }) },
+    payload: new URLSearchParams(form).toString()
+  })
+}
+
+/** An access token of a client (the demo client by default). */
+export async function accessToken (app: FastifyInstance, opts: { clientId?: string, secret?: string, scope?: string } = {}): Promise<string> {
+  const form: Record<string, string> = { grant_type: 'client_credentials' }
+  if (opts.scope !== undefined) form.scope = opts.scope
+  const res = await tokenRequest(app, form, basic(opts.clientId ?? DEMO_ID, opts.secret ?? DEMO_SECRET))
+  if (res.statusCode !== 200) throw new Error(`token request failed: ${res.statusCode} ${res.body}`)
+  return res.json().access_token as string
+}
+
+/** Creates an organization and a client in it, directly in storage. */
+export async function makeClient (app: FastifyInstance, opts: { organizationId?: string, scopes?: string[], refreshTokens?: boolean, userId?: string | null, clientId?: string, secret?: string } = {}): Promise<{ clientId: string, secret: string, organizationId: string }> {
+  const organizationId = opts.organizationId ?? randomUUID()
+  await app.storage.organizations.ensure(organizationId, `Org ${organizationId.slice(0, 8)}`, app.clock.iso())
+  const clientId = opts.clientId ?? `client-${randomUUID()}`
+  const secret = opts.secret ?? `secret-${randomUUID()}`
+  await app.clients.create({
+    clientId,
+    clientSecret: secret,
+    organizationId,
+    scopes: opts.scopes ?? Object.keys(allScopes(app.config.partnerArea)),
+    refreshTokens: opts.refreshTokens ?? false,
+    userId: opts.userId ?? null
+  })
+  return { clientId, secret, organizationId }
+}
+
+/** Creates a user directly in storage (no event). */
+export async function makeUser (app: FastifyInstance, organizationId: string = DEMO_ORG, email = `user-${randomUUID()}@example.com`): Promise<UserRecord> {
+  await app.storage.organizations.ensure(organizationId, 'Org', app.clock.iso())
+  const id = randomUUID()
+  const now = app.clock.iso()
+  const user: UserRecord = {
+    id,
+    organizationId,
+    email,
+    createdAt: now,
+    record: { id, type: 'individual', email, primaryCitizenship: 'GB', address: { country: 'GB' }, createdAt: now, updatedAt: now }
+  }
+  const created = await app.storage.users.create(user, [])
+  if (created === undefined) throw new Error('duplicate email')
+  return created
+}
+
+export const bearer = (token: string): { authorization: string } => ({ authorization: `Bearer ${token}` })
+export const onBehalfOf = (userId: string): { 'x-on-behalf-of': string } => ({ 'x-on-behalf-of': `user ${userId}` })
+export const REQUEST_ID = 'x-service-request-id'
+export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
