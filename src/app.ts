@@ -16,6 +16,7 @@ import requests from './plugins/requests.js'
 import errors, { toApiError } from './plugins/errors.js'
 import openapi from './plugins/openapi.js'
 import authGuard from './auth/guard.js'
+import sandboxInfrastructure from './sandbox/infrastructure.js'
 import { areas } from './areas.js'
 import './types.js'
 
@@ -86,6 +87,7 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
 
   await app.register(requests)
   await app.register(errors)
+  await app.register(sandboxInfrastructure)
   await app.register(authGuard)
   await app.register(openapi)
   for (const area of areas(app)) await app.register(area.plugin)

@@ -1,8 +1,12 @@
 // The API, top to bottom: each area is one folder and one encapsulated plugin. Adding an area of
 // the Core API means adding its folder and one line here.
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
-import authRoutes from './auth/routes.js'
-import health from './sandbox/health.js'
+import authArea from './auth/routes.js'
+import usersArea from './users/index.js'
+import metadataArea from './metadata/index.js'
+import kycSharingArea from './kyc-sharing/index.js'
+import webhooksArea from './webhooks/index.js'
+import sandboxArea from './sandbox/index.js'
 
 export interface Area {
   name: string
@@ -10,6 +14,10 @@ export interface Area {
 }
 
 export const areas = (_app: FastifyInstance): Area[] => [
-  { name: 'sandbox-health', plugin: health },
-  { name: 'auth', plugin: authRoutes }
+  { name: 'auth', plugin: authArea },
+  { name: 'users', plugin: usersArea },
+  { name: 'metadata', plugin: metadataArea },
+  { name: 'kyc-sharing', plugin: kycSharingArea },
+  { name: 'webhooks', plugin: webhooksArea },
+  { name: 'sandbox', plugin: sandboxArea }
 ]

@@ -1,12 +1,16 @@
 // The storage module: one object holding every store, each owning its SQL. Areas reach it as
 // `app.storage`; nothing else touches the database.
 import { openDatabase, type Db } from './db.js'
+import { metadataStore, type MetadataStore } from './metadata.js'
+import { webhooksStore, type WebhooksStore } from './webhooks.js'
+import { adminStore, type AdminStore } from './admin.js'
 import { clientStore, entityStore, eventStore, organizationStore, refreshTokenStore, settingsStore, userStore } from './core.js'
 import type {
   ClientStore, EntityStore, EventStore, OrganizationStore, RefreshTokenStore, SettingsStore, UserStore
 } from './types.js'
 
 export type * from './types.js'
+export type { MetadataStore, WebhooksStore, AdminStore }
 
 export interface Storage {
   settings: SettingsStore
@@ -16,6 +20,10 @@ export interface Storage {
   users: UserStore
   entities: EntityStore
   events: EventStore
+  metadata: MetadataStore
+  webhooks: WebhooksStore
+  /** Sandbox-only operations across every table: reset, fixtures. */
+  admin: AdminStore
   /** Checks the database answers (the health route). */
   ping (): Promise<boolean>
   close (): Promise<void>
@@ -36,6 +44,9 @@ export function openStorage (path: string): Storage {
     users: userStore(db, events),
     entities: entityStore(db),
     events,
+    metadata: metadataStore(db),
+    webhooks: webhooksStore(db),
+    admin: adminStore(db),
     async ping () { return ping.get() !== undefined },
     async close () { if (db.open) db.close() }
   }
