@@ -1,7 +1,6 @@
 // SQLite implementation of the admin store. Every statement is prepared once, here.
 import type { Db } from './db.js'
 
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type
 export interface AdminStore {}
 
 export function adminStore (_db: Db): AdminStore {

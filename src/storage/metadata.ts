@@ -1,7 +1,6 @@
 // SQLite implementation of the metadata store. Every statement is prepared once, here.
 import type { Db } from './db.js'
 
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type
 export interface MetadataStore {}
 
 export function metadataStore (_db: Db): MetadataStore {
