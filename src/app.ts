@@ -1,6 +1,6 @@
 // buildApp(options) returns a ready Fastify instance and never listens: the server, the tests and
 // the benchmark all build the same app.
-import Fastify, { LogController, type FastifyInstance, type FastifyReply } from 'fastify'
+import Fastify, { LogController, type FastifyInstance, type FastifyPluginAsync, type FastifyReply } from 'fastify'
 import pino, { type DestinationStream } from 'pino'
 import { randomBytes, randomUUID } from 'node:crypto'
 import type { Config } from './config.js'
@@ -28,6 +28,8 @@ export interface BuildOptions {
   storage?: Storage
   /** Where log lines go (default stdout). */
   logStream?: DestinationStream
+  /** Extra plugins registered after the areas: embedding and tests (probe routes). */
+  plugins?: FastifyPluginAsync[]
 }
 
 // Log redaction is a safety net: nothing logs headers or bodies, but if anything ever does,
@@ -91,6 +93,7 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
   await app.register(authGuard)
   await app.register(openapi)
   for (const area of areas(app)) await app.register(area.plugin)
+  for (const plugin of options.plugins ?? []) await app.register(plugin)
 
   await app.ready()
   return app

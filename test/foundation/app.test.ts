@@ -2,6 +2,7 @@ import t from 'tap'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { Type } from 'typebox'
 import { build, REQUEST_ID, UUID_RE } from '../helpers.js'
 import { buildApp } from '../../src/app.js'
 import { testConfig } from '../../src/config.js'
@@ -50,4 +51,54 @@ t.test('data survives a close and reopen of a file database', async t => {
   t.equal(await second.storage.settings.get('jwt.hs256.key'), key, 'the signing key is kept, so tokens survive a restart')
   const mode = second.storage.db.pragma('journal_mode', { simple: true })
   t.equal(mode, 'wal')
+})
+
+t.test('a schema violation answers 400 request_invalid with context and violations', async t => {
+  const app = await build(t, {}, {
+    plugins: [async probe => {
+      probe.post('/probe', {
+        schema: {
+          body: Type.Object({ email: Type.String({ format: 'email' }), address: Type.Object({ country: Type.String({ format: 'country-code' }) }) }),
+          querystring: Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1 })) })
+        }
+      }, async () => ({ ok: true }))
+    }]
+  })
+  const body = await app.inject({ method: 'POST', url: '/probe', payload: { email: 'not-an-email', address: { country: 'ZZ' }, extra: 1 } })
+  t.equal(body.statusCode, 400)
+  t.match(body.headers[REQUEST_ID], UUID_RE)
+  t.same(body.json(), {
+    code: 'request_invalid',
+    message: 'The request has missing or invalid parameters',
+    details: {
+      context: 'body',
+      violations: [
+        { property: 'email', rule: 'format', ruleParams: { format: 'email' } },
+        { property: 'address.country', rule: 'format', ruleParams: { format: 'country-code' } }
+      ]
+    }
+  })
+  const missing = await app.inject({ method: 'POST', url: '/probe', payload: {} })
+  t.same(missing.json().details, { context: 'body', violations: [{ property: 'email', rule: 'required' }, { property: 'address', rule: 'required' }] })
+  const query = await app.inject({ method: 'POST', url: '/probe?limit=0', payload: { email: 'a@b.co', address: { country: 'GB' } } })
+  t.same(query.json().details, { context: 'query', violations: [{ property: 'limit', rule: 'minimum', ruleParams: { limit: 1 } }] })
+  const badJson = await app.inject({ method: 'POST', url: '/probe', payload: '{"email":', headers: { 'content-type': 'application/json' } })
+  t.equal(badJson.statusCode, 400)
+  t.equal(badJson.json().code, 'request_invalid')
+  t.equal(badJson.json().details.context, 'body')
+  const ok = await app.inject({ method: 'POST', url: '/probe', payload: { email: 'a@b.co', address: { country: 'GB' } } })
+  t.equal(ok.statusCode, 200)
+})
+
+t.test('an unexpected failure is a bare 500 without stack or internal message', async t => {
+  const app = await build(t, {}, {
+    plugins: [async probe => {
+      probe.get('/boom', async () => { throw new Error('secret internal detail at /some/path.ts:42') })
+    }]
+  })
+  const res = await app.inject({ method: 'GET', url: '/boom' })
+  t.equal(res.statusCode, 500)
+  t.same(res.json(), { code: 'internal_server_error', message: 'The server encountered an unexpected condition' })
+  t.notMatch(res.body, /secret internal detail|\.ts:/)
+  t.match(res.headers[REQUEST_ID], UUID_RE)
 })
