@@ -13,6 +13,7 @@ import { EventBus } from './events.js'
 import { ErrorBody, OAuthErrorBody } from '../schemas/common.js'
 import { installValidation } from './plugins/validation.js'
 import requests from './plugins/requests.js'
+import { clientErrorHandler } from './plugins/client-errors.js'
 import errors, { toApiError } from './plugins/errors.js'
 import openapi from './plugins/openapi.js'
 import authGuard from './auth/guard.js'
@@ -55,6 +56,7 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
     routerOptions: { maxParamLength: 512 },
     connectionTimeout: 60_000,
     requestTimeout: 30_000,
+    clientErrorHandler: clientErrorHandler(config.serviceName),
     frameworkErrors: (error, request, reply) => {
       const e = toApiError(error, config.bodyLimitBytes)
       const r = reply as FastifyReply

@@ -1,0 +1,29 @@
+# syntax=docker/dockerfile:1
+# Build stage: compiles TypeScript and the native SQLite module, then drops dev dependencies.
+FROM node:20-bookworm AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY schemas ./schemas
+COPY src ./src
+RUN npm run build && npm prune --omit=dev --no-audit --no-fund
+
+# Run stage: compiled JavaScript and production dependencies only, as the unprivileged `node` user.
+FROM node:20-bookworm
+ENV NODE_ENV=production \
+    HOST=0.0.0.0 \
+    PORT=8080 \
+    DATABASE_PATH=/data/sandbox.db
+WORKDIR /app
+COPY --from=build /app/package.json ./package.json
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+RUN mkdir -p /data && chown node:node /data
+VOLUME ["/data"]
+USER node
+EXPOSE 8080
+# Listening beyond loopback, the server refuses to start without SANDBOX_ADMIN_TOKEN (see README).
+HEALTHCHECK --interval=10s --timeout=3s --start-period=5s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 8080) + '/_sandbox/health').then(r => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+CMD ["node", "dist/src/server.js"]
