@@ -14,6 +14,7 @@ import { ErrorBody, OAuthErrorBody } from '../schemas/common.js'
 import { installValidation } from './plugins/validation.js'
 import requests from './plugins/requests.js'
 import { clientErrorHandler } from './plugins/client-errors.js'
+import rateLimits from './plugins/rate-limit.js'
 import errors, { toApiError } from './plugins/errors.js'
 import openapi from './plugins/openapi.js'
 import authGuard from './auth/guard.js'
@@ -92,6 +93,7 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
   await app.register(requests)
   await app.register(errors)
   await app.register(sandboxInfrastructure)
+  await app.register(rateLimits)
   await app.register(authGuard)
   await app.register(openapi)
   for (const area of areas(app)) await app.register(area.plugin)
