@@ -7,6 +7,7 @@ import type {
   UserRecord, UserStore
 } from './types.js'
 import { randomUUID } from 'node:crypto'
+import { metadataInserter } from './metadata.js'
 
 interface ClientRow {
   id: string,
@@ -198,6 +199,7 @@ export function userStore (db: Db, events: { appendSync: (e: NewEvent) => EventR
   const byEmail = db.prepare<[string, string], UserRow>('SELECT id, organization_id, email, record, created_at FROM users WHERE organization_id = ? AND email_key = ?')
   const list = db.prepare<[string], UserRow>('SELECT id, organization_id, email, record, created_at FROM users WHERE organization_id = ? ORDER BY created_at, id')
   const insert = db.prepare('INSERT OR IGNORE INTO users (id, organization_id, email, email_key, record, created_at) VALUES (?, ?, ?, ?, ?, ?)')
+  const insertMetadata = metadataInserter(db)
   return {
     async get (org, id) {
       const row = get.get(org, id)
@@ -208,10 +210,11 @@ export function userStore (db: Db, events: { appendSync: (e: NewEvent) => EventR
       return row === undefined ? undefined : toUser(row)
     },
     async list (org) { return list.all(org).map(toUser) },
-    async create (u, newEvents) {
+    async create (u, newEvents, metadata) {
       return db.transaction(() => {
         const info = insert.run(u.id, u.organizationId, u.email, emailKey(u.email), JSON.stringify(u.record), u.createdAt)
         if (info.changes === 0) return undefined
+        if (metadata !== undefined) insertMetadata({ organizationId: u.organizationId, entity: 'users', entityId: u.id }, metadata)
         for (const e of newEvents) events.appendSync(e)
         return u
       }).immediate()

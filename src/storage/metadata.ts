@@ -1,8 +1,90 @@
-// SQLite implementation of the metadata store. Every statement is prepared once, here.
+// SQLite implementation of the metadata store. Every statement is prepared once, here. Writes are
+// compare-and-swap on the revision the caller observed (its ETag), checked and applied in one
+// transaction, so two writers holding the same ETag can never both succeed.
 import type { Db } from './db.js'
 
-export interface MetadataStore {}
+/** Which metadata: the entity type as its path segment (`users`, `accounts`, ...) and the entity id. */
+export interface MetadataRef {
+  organizationId: string
+  entity: string
+  entityId: string
+}
 
-export function metadataStore (_db: Db): MetadataStore {
-  return {}
+/** One stored revision of an entity's metadata. */
+export interface MetadataRevision {
+  value: Record<string, unknown>
+  /** The revision's entity tag, quotes included (`"<sha256 hex>"`). */
+  etag: string
+  updatedAt: string
+}
+
+export type ReplaceMetadataResult =
+  | { written: true, created: boolean }
+  /** Someone else changed the metadata since the caller read it: here is what is stored now. */
+  | { written: false, current: MetadataRevision | undefined }
+
+export type DeleteMetadataResult =
+  | { deleted: true }
+  | { deleted: false, current: MetadataRevision | undefined }
+
+export interface MetadataStore {
+  get (ref: MetadataRef): Promise<MetadataRevision | undefined>
+  /**
+   * Stores `next` only if the stored revision is still `expectedEtag` (null: only if none is
+   * stored). Read, check and write happen in one transaction.
+   */
+  replaceIf (ref: MetadataRef, expectedEtag: string | null, next: MetadataRevision): Promise<ReplaceMetadataResult>
+  /** Deletes the metadata only if the stored revision is still `expectedEtag`. */
+  deleteIf (ref: MetadataRef, expectedEtag: string): Promise<DeleteMetadataResult>
+}
+
+interface MetadataRow { body: string, etag: string, updated_at: string }
+const toRevision = (r: MetadataRow): MetadataRevision => ({
+  value: JSON.parse(r.body) as Record<string, unknown>, etag: r.etag, updatedAt: r.updated_at
+})
+
+/**
+ * Inserts a first revision inside the caller's transaction: user creation stores the user, its
+ * metadata and its events atomically.
+ */
+export function metadataInserter (db: Db): (ref: MetadataRef, revision: MetadataRevision) => void {
+  const insert = db.prepare('INSERT INTO metadata (entity_type, entity_id, organization_id, body, etag, updated_at) VALUES (?, ?, ?, ?, ?, ?)')
+  return (ref, r) => { insert.run(ref.entity, ref.entityId, ref.organizationId, JSON.stringify(r.value), r.etag, r.updatedAt) }
+}
+
+export function metadataStore (db: Db): MetadataStore {
+  const get = db.prepare<[string, string, string], MetadataRow>(
+    'SELECT body, etag, updated_at FROM metadata WHERE entity_type = ? AND entity_id = ? AND organization_id = ?')
+  const update = db.prepare(
+    'UPDATE metadata SET body = ?, etag = ?, updated_at = ? WHERE entity_type = ? AND entity_id = ? AND organization_id = ? AND etag = ?')
+  const del = db.prepare('DELETE FROM metadata WHERE entity_type = ? AND entity_id = ? AND organization_id = ? AND etag = ?')
+  const insert = metadataInserter(db)
+  const read = (ref: MetadataRef): MetadataRevision | undefined => {
+    const row = get.get(ref.entity, ref.entityId, ref.organizationId)
+    return row === undefined ? undefined : toRevision(row)
+  }
+
+  return {
+    async get (ref) { return read(ref) },
+
+    async replaceIf (ref, expectedEtag, next) {
+      return db.transaction((): ReplaceMetadataResult => {
+        const current = read(ref)
+        if ((current?.etag ?? null) !== expectedEtag) return { written: false, current }
+        if (current === undefined) {
+          insert(ref, next)
+          return { written: true, created: true }
+        }
+        update.run(JSON.stringify(next.value), next.etag, next.updatedAt, ref.entity, ref.entityId, ref.organizationId, expectedEtag)
+        return { written: true, created: false }
+      }).immediate()
+    },
+
+    async deleteIf (ref, expectedEtag) {
+      return db.transaction((): DeleteMetadataResult => {
+        if (del.run(ref.entity, ref.entityId, ref.organizationId, expectedEtag).changes > 0) return { deleted: true }
+        return { deleted: false, current: read(ref) }
+      }).immediate()
+    }
+  }
 }

@@ -1,5 +1,6 @@
 // The storage interface: domain operations, atomic inside, returning Promises so a networked store
 // can stand behind the same interface later. Route code never writes SQL.
+import type { MetadataRevision } from './metadata.js'
 
 export interface Organization { id: string, name: string, createdAt: string }
 
@@ -114,9 +115,10 @@ export interface UserStore {
   list (organizationId: string): Promise<UserRecord[]>
   /**
    * Creates the user and records its events in one transaction. Returns undefined when the
-   * e-mail (case-insensitive) is already taken in the organization.
+   * e-mail (case-insensitive) is already taken in the organization. `metadata`, when given, is
+   * stored as the user's first metadata revision in the same transaction.
    */
-  create (user: UserRecord, events: NewEvent[]): Promise<UserRecord | undefined>
+  create (user: UserRecord, events: NewEvent[], metadata?: MetadataRevision): Promise<UserRecord | undefined>
 }
 
 export interface EntityStore {
