@@ -35,6 +35,10 @@ function makeAjv (coerce: boolean): AjvInstance {
 const bodyAjv = makeAjv(false)
 const partsAjv = makeAjv(true)
 
+/** A validator with the body rules, for JSON checked outside a route (the SEED_FILE fixture). */
+export const compileBodyValidator = (schema: object): ((data: unknown) => boolean) & { errors?: ErrorObject[] | null } =>
+  bodyAjv.compile(schema)
+
 export function installValidation (app: FastifyInstance): void {
   app.setValidatorCompiler(({ schema, httpPart }) =>
     (httpPart === 'body' ? bodyAjv : partsAjv).compile(schema as FastifySchema & object))
