@@ -1,8 +1,75 @@
 // Global hooks of the sandbox (request log, fault injection): registered before every area so
-// they see every request.
+// they see every request, and fault rules act before authentication.
 import fp from 'fastify-plugin'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
+import { RequestLog } from './request-log.js'
+import { Faults, faultError } from './faults.js'
+import { SANDBOX_SCHEMAS } from '../../schemas/sandbox.js'
 
-async function sandboxInfrastructure (_app: FastifyInstance): Promise<void> {}
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The bounded in-memory log of recent requests (`/_sandbox/requests`). */
+    requestLog: RequestLog
+    /** Active fault injection rules (`/_sandbox/faults`). */
+    faults: Faults
+  }
+  interface FastifyRequest {
+    /** The answer's payload, kept by onSend for the request log. */
+    sandboxPayload: unknown
+  }
+}
+
+const isControl = (url: string): boolean => url.startsWith('/_sandbox')
+
+// Reads of the control API (the dashboard polls them) and the log's own routes are not logged, so
+// a bounded log keeps the API traffic it is there to show.
+const unlogged = (request: FastifyRequest): boolean =>
+  isControl(request.url) && (request.method === 'GET' || request.method === 'HEAD' || request.url.startsWith('/_sandbox/requests'))
+
+const pathOf = (url: string): string => {
+  const q = url.indexOf('?')
+  return q < 0 ? url : url.slice(0, q)
+}
+
+async function sandboxInfrastructure (app: FastifyInstance): Promise<void> {
+  const log = new RequestLog(app.config.requestLogSize, app.clock)
+  const faults = new Faults()
+  app.decorate('requestLog', log)
+  app.decorate('faults', faults)
+  app.decorateRequest('sandboxPayload', null)
+  // Response shapes of the control API, named once in the OpenAPI document.
+  for (const schema of SANDBOX_SCHEMAS) app.addSchema(schema)
+
+  app.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
+    if (faults.size === 0 || isControl(request.url)) return done()
+    const rule = faults.take(request.method, pathOf(request.url))
+    if (rule === undefined) return done()
+    const act = (): void => {
+      if (rule.drop) {
+        // No answer at all: the client sees the connection close.
+        reply.hijack()
+        log.record(request, reply, null, 0)
+        reply.raw.destroy()
+        const socket = request.raw.socket as { destroy?: () => void } | null
+        if (typeof socket?.destroy === 'function') socket.destroy()
+        return
+      }
+      if (rule.status === null) return done()
+      done(faultError(rule, request.routeOptions.config?.oauth === true))
+    }
+    if (rule.delayMs > 0) setTimeout(act, rule.delayMs)
+    else act()
+  })
+
+  app.addHook('onSend', (request: FastifyRequest, _reply: FastifyReply, payload: unknown, done: (err: null, payload: unknown) => void) => {
+    request.sandboxPayload = payload
+    done(null, payload)
+  })
+
+  app.addHook('onResponse', (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
+    if (!unlogged(request)) log.record(request, reply, request.sandboxPayload)
+    done()
+  })
+}
 
 export default fp(sandboxInfrastructure, { name: 'sandbox-infrastructure' })

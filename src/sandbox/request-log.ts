@@ -1,0 +1,215 @@
+// The request log: the last N requests in a ring buffer. Recording keeps references only (no
+// copies, no parsing), so it costs next to nothing per request; masking secrets, cutting long
+// bodies and formatting happen when someone reads the log.
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { Clock } from '../clock.js'
+import { redactUrl } from '../plugins/requests.js'
+
+const BODY_LIMIT = 4096
+// A longer answer is cut when recorded, so the log never holds large documents (/openapi.json).
+const KEEP_LIMIT = BODY_LIMIT * 4
+const MASK = '[redacted]'
+const SECRET_FIELDS = new Set([
+  'client_secret', 'clientSecret', 'secret', 'signingSecret', 'access_token', 'accessToken',
+  'refresh_token', 'refreshToken', 'password', 'token', 'adminToken'
+])
+const SECRET_TEXT = new RegExp(`("(?:${[...SECRET_FIELDS].join('|')})"\\s*:\\s*)"(?:[^"\\\\]|\\\\.)*"`, 'g')
+const TOKEN_ENDPOINT = '/core/oauth2/token'
+
+interface Recorded {
+  at: number
+  method: string
+  url: string
+  status: number
+  durationMs: number
+  requestId: string
+  clientId: string | null
+  headers: Record<string, unknown>
+  body: unknown
+  responseHeaders: Record<string, unknown>
+  payload: string | null
+}
+
+export interface Message { headers: Record<string, unknown>, body?: unknown, truncated?: boolean }
+
+export interface RequestLogEntry {
+  requestId: string
+  timestamp: string
+  method: string
+  path: string
+  status: number
+  durationMs: number
+  clientId: string | null
+  request: Message
+  response: Message
+}
+
+export interface RequestLogFilter {
+  method?: string
+  path?: string
+  status?: string
+  clientId?: string
+  limit?: number
+}
+
+/** `*` matches any run of characters; everything else is literal. */
+export function globMatcher (pattern: string): (value: string) => boolean {
+  if (!pattern.includes('*')) return value => value === pattern
+  const re = new RegExp('^' + pattern.split('*').map(s => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*') + '$')
+  return value => re.test(value)
+}
+
+function maskValues (value: unknown, depth = 0): unknown {
+  if (depth > 32 || value === null || typeof value !== 'object') {
+    // The management link's URL carries its credential in the path.
+    return typeof value === 'string' && value.includes('/webhooks/portal/') ? redactUrl(value) : value
+  }
+  if (Array.isArray(value)) return value.map(v => maskValues(v, depth + 1))
+  const out: Record<string, unknown> = {}
+  for (const [k, v] of Object.entries(value)) out[k] = SECRET_FIELDS.has(k) && v !== null && v !== undefined ? MASK : maskValues(v, depth + 1)
+  return out
+}
+
+function maskText (text: string): string {
+  return text.replace(SECRET_TEXT, `$1"${MASK}"`).replace(/(\/webhooks\/portal\/)[^/?#"\s]+/g, `$1${MASK}`)
+}
+
+/** A body as the log shows it: masked, and cut (as text) beyond 4096 characters. */
+function showBody (body: unknown, isText: boolean): { body?: unknown, truncated?: boolean } {
+  if (body === undefined || body === null || body === '') return {}
+  if (typeof body === 'string') {
+    if (isText && body.length <= BODY_LIMIT) {
+      try { return { body: maskValues(JSON.parse(body)) } } catch {}
+    }
+    const masked = maskText(body)
+    return masked.length > BODY_LIMIT ? { body: masked.slice(0, BODY_LIMIT), truncated: true } : { body: masked }
+  }
+  const masked = maskValues(body)
+  const text = JSON.stringify(masked)
+  if (text !== undefined && text.length > BODY_LIMIT) return { body: text.slice(0, BODY_LIMIT), truncated: true }
+  return { body: masked }
+}
+
+function showHeaders (headers: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {}
+  for (const [name, value] of Object.entries(headers)) {
+    if (name === 'cookie' || name === 'set-cookie') continue
+    if (name === 'authorization' || name === 'proxy-authorization') {
+      const scheme = typeof value === 'string' ? value.split(' ')[0] : ''
+      out[name] = /^[A-Za-z]+$/.test(scheme) ? `${scheme} ${MASK}` : MASK
+    } else {
+      out[name] = value
+    }
+  }
+  return out
+}
+
+/** The client named by the credentials sent to the token endpoint; the secret is never kept. */
+function tokenEndpointClient (r: Recorded): string | null {
+  const form = r.body as Record<string, unknown> | undefined
+  if (form !== null && typeof form === 'object' && typeof form.client_id === 'string') return form.client_id
+  const header = r.headers.authorization
+  if (typeof header !== 'string') return null
+  const match = /^basic\s+([A-Za-z0-9+/]+={0,2})\s*$/i.exec(header)
+  if (match === null) return null
+  const decoded = Buffer.from(match[1], 'base64').toString('utf8')
+  const colon = decoded.indexOf(':')
+  if (colon <= 0) return null
+  try {
+    return decodeURIComponent(decoded.slice(0, colon).replace(/\+/g, ' '))
+  } catch {
+    return null
+  }
+}
+
+const clientOf = (r: Recorded): string | null =>
+  r.clientId ?? (r.url.startsWith(TOKEN_ENDPOINT) ? tokenEndpointClient(r) : null)
+
+const pathOf = (r: Recorded): string => redactUrl(r.url)
+
+/** What is kept of an answer's payload: JSON and text as a string, cut when long; streams not at all. */
+export function keepPayload (payload: unknown): string | null {
+  let text: string
+  if (typeof payload === 'string') text = payload
+  else if (Buffer.isBuffer(payload)) text = payload.length > KEEP_LIMIT ? payload.subarray(0, KEEP_LIMIT).toString('utf8') : payload.toString('utf8')
+  else return null
+  // A copy, so a cut string does not keep the whole document alive.
+  return text.length > KEEP_LIMIT ? Buffer.from(text.slice(0, KEEP_LIMIT)).toString('utf8') : text
+}
+
+export class RequestLog {
+  readonly capacity: number
+  readonly #clock: Clock
+  readonly #ring: Array<Recorded | undefined>
+  #next = 0
+  #size = 0
+
+  constructor (capacity: number, clock: Clock) {
+    this.capacity = capacity
+    this.#clock = clock
+    this.#ring = new Array(capacity)
+  }
+
+  get size (): number { return this.#size }
+
+  record (request: FastifyRequest, reply: FastifyReply, payload: unknown, status = reply.statusCode): void {
+    this.#ring[this.#next] = {
+      at: this.#clock.now(),
+      method: request.method,
+      url: request.url,
+      status,
+      durationMs: reply.elapsedTime,
+      requestId: request.id,
+      clientId: request.auth?.clientId ?? null,
+      headers: request.headers,
+      body: request.body,
+      responseHeaders: reply.getHeaders(),
+      payload: keepPayload(payload)
+    }
+    this.#next = (this.#next + 1) % this.capacity
+    if (this.#size < this.capacity) this.#size++
+  }
+
+  clear (): void {
+    this.#ring.fill(undefined)
+    this.#next = 0
+    this.#size = 0
+  }
+
+  /** Newest first, filtered, formatted for reading. */
+  list (filter: RequestLogFilter = {}): RequestLogEntry[] {
+    const limit = filter.limit ?? 100
+    const method = filter.method?.toUpperCase()
+    const path = filter.path === undefined ? undefined : globMatcher(filter.path)
+    const status = filter.status
+    const out: RequestLogEntry[] = []
+    for (let i = 1; i <= this.#size && out.length < limit; i++) {
+      const r = this.#ring[(this.#next - i + this.capacity) % this.capacity]!
+      if (method !== undefined && r.method !== method) continue
+      if (status !== undefined && !(status.endsWith('xx') ? String(r.status)[0] === status[0] : String(r.status) === status)) continue
+      if (path !== undefined && !path(pathOf(r))) continue
+      const clientId = clientOf(r)
+      if (filter.clientId !== undefined && clientId !== filter.clientId) continue
+      out.push(this.#format(r, clientId))
+    }
+    return out
+  }
+
+  #format (r: Recorded, clientId: string | null): RequestLogEntry {
+    const type = String(r.responseHeaders['content-type'] ?? '')
+    return {
+      requestId: r.requestId,
+      timestamp: new Date(r.at).toISOString(),
+      method: r.method,
+      path: pathOf(r),
+      status: r.status,
+      durationMs: Math.round(r.durationMs * 100) / 100,
+      clientId,
+      request: { headers: showHeaders(r.headers), ...showBody(r.body, false) },
+      response: {
+        headers: showHeaders(r.responseHeaders),
+        ...showBody(r.payload, type.includes('json') || type.startsWith('text/'))
+      }
+    }
+  }
+}
