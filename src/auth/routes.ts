@@ -5,8 +5,9 @@ import formbody from '@fastify/formbody'
 import { Type } from 'typebox'
 import { OAuthError } from '../errors.js'
 import { TokenRequest, TokenResponse } from '../../schemas/oauth.js'
+import { errorResponse } from '../../schemas/common.js'
 import { anyCovers, parseScopeString } from './scopes.js'
-import { hashRefreshToken } from './tokens.js'
+import { hashRefreshToken, isFamilyOf } from './tokens.js'
 import type { ClientRecord } from '../storage/index.js'
 
 const invalidRequest = (description: string): OAuthError => new OAuthError(400, 'invalid_request', description)
@@ -15,6 +16,8 @@ const invalidClient = (description: string): OAuthError =>
 const NO_CREDENTIALS = 'Client id and secret could not be extracted from Authorization header'
 const BAD_CREDENTIALS = 'Client does not exist or secret is incorrect'
 const invalidGrant = (description: string): OAuthError => new OAuthError(400, 'invalid_grant', description)
+const INVALID = 'Token is invalid'
+const REVOKED = 'Token has been revoked'
 const invalidScope = (): OAuthError => new OAuthError(400, 'invalid_scope', 'Requested scopes must be equal or narrower')
 
 const FORM = 'application/x-www-form-urlencoded'
@@ -48,39 +51,63 @@ function basicCredentials (header: string | undefined): Credentials | null | und
 
 type Form = Record<string, string | string[] | undefined>
 
+const NOT_A_FORM = Symbol('not a form')
+
 export default async function authRoutes (app: FastifyInstance): Promise<void> {
+  // This plugin's own parsers: a form, and anything else read (within the limit) only to be
+  // refused as OAuth `invalid_request`, never parsed as JSON or text.
+  app.removeAllContentTypeParsers()
   await app.register(formbody, { bodyLimit: app.config.bodyLimitBytes })
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: app.config.bodyLimitBytes }, (_request, _body, done) => { done(null, NOT_A_FORM) })
+
+  const requestId = `x-${app.config.serviceName}-request-id`
+  const requestIdHeader = { type: 'string', format: 'uuid', description: 'Identifies the request for the service operator.' }
 
   app.post('/core/oauth2/token', {
     config: { oauth: true },
     schema: {
       tags: ['Authentication'],
       summary: 'Request an OAuth 2.0 token',
-      description: 'Client credentials grant (HTTP Basic, or `client_id`/`client_secret` in the body, not both) and refresh token grant. ' +
-        'Refresh tokens are opaque, single use (rotated on every use) and issued only to clients configured for them.',
+      description: 'Client credentials grant and refresh token grant, `application/x-www-form-urlencoded` only. ' +
+        'The client authenticates with HTTP Basic (RFC 6749 section 2.3.1: id and secret are form-url-encoded before base64) ' +
+        'or with `client_id` and `client_secret` in the body; both at once is `invalid_request`. ' +
+        'Without `scope` the token gets every scope the client is allowed; a requested scope must be allowed (an allowed scope ending in `*` covers by prefix), ' +
+        'and an empty scope, or scopes not separated by single spaces, is `invalid_scope`. ' +
+        'A repeated parameter, a body of another content type, or a body larger than the server accepts is `invalid_request`. ' +
+        'Refresh tokens are opaque, issued only to clients configured for them, and single use: every refresh returns a new one with the same scopes, ' +
+        'and a used one coming back is `invalid_grant` and revokes the refresh tokens issued from it. ' +
+        'With client authentication, a refresh token must belong to that client. Rotating a client secret or deleting the client revokes its tokens.',
       operationId: 'createOAuth2Token',
       security: [],
       headers: Type.Object({ authorization: Type.Optional(Type.String({ description: 'Basic <base64(urlencode(client_id):urlencode(client_secret))>' })) }),
       body: TokenRequest,
       consumes: [FORM],
       response: {
-        200: { description: 'Token issued. Carries `Cache-Control: no-store` and the organization-id header.', ...TokenResponse },
-        400: { description: '`invalid_request`, `unsupported_grant_type`, `invalid_grant` or `invalid_scope`.', ...Type.Ref('OAuthErrorBody') },
-        401: { description: '`invalid_client`, with `WWW-Authenticate: Basic`.', ...Type.Ref('OAuthErrorBody') }
+        200: {
+          description: 'Token issued.',
+          ...TokenResponse,
+          headers: {
+            [requestId]: requestIdHeader,
+            [`x-${app.config.serviceName}-organization-id`]: { type: 'string', format: 'uuid', description: 'The organization the token belongs to.' },
+            'cache-control': { type: 'string', const: 'no-store' }
+          }
+        },
+        400: { description: '`invalid_request`, `unsupported_grant_type`, `invalid_grant` or `invalid_scope`.', ...Type.Ref('OAuthErrorBody'), headers: { [requestId]: requestIdHeader } },
+        401: {
+          description: '`invalid_client`.',
+          ...Type.Ref('OAuthErrorBody'),
+          headers: { [requestId]: requestIdHeader, 'www-authenticate': { type: 'string', description: '`Basic realm="token", charset="UTF-8"`' } }
+        },
+        429: errorResponse('Too many requests (`too_many_requests`), only when a rate limit or fault is configured; see `Retry-After`.')
       }
     },
-    // Before schema validation: a repeated parameter (RFC 6749 3.2) or a body of another type.
+    // Before schema validation: a body of another type, or a repeated parameter (RFC 6749 3.2).
     preValidation: async (request: FastifyRequest) => {
-      const type = (request.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase()
-      if (request.body !== undefined && request.body !== null && type !== FORM) {
-        throw invalidRequest(`Content type must be ${FORM}`)
-      }
-      const form = (request.body ?? {}) as Form
-      if (typeof form !== 'object' || Array.isArray(form)) throw invalidRequest(`Content type must be ${FORM}`)
-      for (const [key, value] of Object.entries(form)) {
+      if (request.body === NOT_A_FORM) throw invalidRequest(`Content type must be ${FORM}`)
+      if (request.body === undefined || request.body === null) request.body = {}
+      for (const [key, value] of Object.entries(request.body as Form)) {
         if (Array.isArray(value)) throw invalidRequest(`Body/${key} must not be repeated`)
       }
-      if (request.body === undefined || request.body === null) request.body = {}
     }
   }, async (request, reply) => {
     const form = request.body as Record<string, string | undefined>
@@ -123,23 +150,29 @@ export default async function authRoutes (app: FastifyInstance): Promise<void> {
       if (form.refresh_token === undefined) throw invalidRequest("Body must have required property 'refresh_token'")
       const hash = hashRefreshToken(form.refresh_token)
       const stored = await app.storage.refreshTokens.get(hash)
-      if (stored === undefined) throw invalidGrant('Token is invalid')
-      if (authenticated !== undefined && stored.clientId !== authenticated.id) throw invalidGrant('Token is invalid')
+      if (stored === undefined) throw invalidGrant(INVALID)
+      // RFC 6749 section 6: a client that authenticates may only refresh its own tokens.
+      if (authenticated !== undefined && stored.clientId !== authenticated.id) throw invalidGrant(INVALID)
       const now = app.clock.now()
       if (stored.usedAt !== null) {
         // A used refresh token coming back means it leaked: revoke what was issued from it too.
         await app.storage.refreshTokens.revokeFamily(stored.family, now)
-        throw invalidGrant('Token has been revoked')
+        throw invalidGrant(REVOKED)
       }
       if (stored.expiresAt <= now) throw invalidGrant('Token expired')
       const owner = await app.clients.get(stored.clientId)
-      if (owner === undefined || !owner.refreshTokens) throw invalidGrant('Token has been revoked')
+      if (owner === undefined || !owner.refreshTokens || !isFamilyOf(stored.family, owner)) throw invalidGrant(REVOKED)
       client = owner
       const scopes = requested ?? stored.scopes
       if (!scopes.every(s => anyCovers(stored.scopes, s))) throw invalidScope()
+      // The new refresh token keeps the scopes of the old one (RFC 6749 section 6).
       const next = app.tokens.newRefreshToken(client, stored.scopes, stored.family)
       const rotated = await app.storage.refreshTokens.rotate(hash, now, next.record)
-      if (!rotated.ok) throw invalidGrant(rotated.reason === 'used' ? 'Token has been revoked' : 'Token is invalid')
+      if (!rotated.ok) {
+        // Lost a race with another use of the same token: a reuse like any other.
+        if (rotated.reason === 'used') await app.storage.refreshTokens.revokeFamily(stored.family, now)
+        throw invalidGrant(rotated.reason === 'used' ? REVOKED : INVALID)
+      }
       issued = { ...(await app.tokens.issue(client, scopes, stored.family)), refresh_token: next.token }
     }
 

@@ -3,7 +3,7 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto'
 import { createSigner, createVerifier } from 'fast-jwt'
 import type { Clock } from '../clock.js'
-import type { ClientRecord, Storage } from '../storage/index.js'
+import type { ClientRecord, RefreshTokenRecord, Storage } from '../storage/index.js'
 import type { ClientRegistry } from './clients.js'
 import { tokenExpired, tokenInvalid, tokenRevoked } from '../errors.js'
 
@@ -40,6 +40,11 @@ export interface VerifiedToken {
 
 export const hashRefreshToken = (token: string): string => createHash('sha256').update(token).digest('hex')
 
+// A refresh token family starts with the client's generation: a client whose secret was rotated,
+// or that was deleted and created again under the same id, cannot refresh its former self's tokens.
+const newFamily = (client: ClientRecord): string => `${client.generation}.${randomUUID()}`
+export const isFamilyOf = (family: string, client: ClientRecord): boolean => family.startsWith(`${client.generation}.`)
+
 export class TokenService {
   readonly #sign: (payload: AccessClaims) => string
   readonly #verify: (token: string) => AccessClaims
@@ -53,7 +58,8 @@ export class TokenService {
 
   constructor (opts: { key: string, clock: Clock, storage: Storage, clients: ClientRegistry, issuer: string, ttlSeconds: number, refreshTtlSeconds: number }) {
     const key = Buffer.from(opts.key, 'base64')
-    this.#sign = createSigner({ key, algorithm: 'HS256', noTimestamp: true }) as (p: AccessClaims) => string
+    // The claims carry their own iat and exp, read from the sandbox clock (the signer keeps a given iat).
+    this.#sign = createSigner({ key, algorithm: 'HS256' }) as (p: AccessClaims) => string
     // Expiry is checked against the sandbox clock below, so the library's own clock is turned off.
     this.#verify = createVerifier({ key, algorithms: ['HS256'], ignoreExpiration: true, ignoreNotBefore: true, cache: 10_000 }) as (t: string) => AccessClaims
     this.#clock = opts.clock
@@ -84,14 +90,14 @@ export class TokenService {
     }
     const issued: IssuedToken = { access_token: this.#sign(claims), token_type: 'Bearer', expires_in: this.#ttl, scope }
     if (client.refreshTokens && family === undefined) {
-      const refresh = this.newRefreshToken(client, scopes, randomUUID())
+      const refresh = this.newRefreshToken(client, scopes, newFamily(client))
       await this.#storage.refreshTokens.save(refresh.record)
       issued.refresh_token = refresh.token
     }
     return issued
   }
 
-  newRefreshToken (client: ClientRecord, scopes: string[], family: string): { token: string, record: import('../storage/index.js').RefreshTokenRecord } {
+  newRefreshToken (client: ClientRecord, scopes: string[], family: string): { token: string, record: RefreshTokenRecord } {
     const token = randomBytes(32).toString('base64url')
     const now = this.#clock.now()
     return {

@@ -39,7 +39,7 @@ export function toApiError (err: FastifyError | Error, bodyLimit: number): ApiEr
 }
 
 /** The same for the token endpoint, in OAuth 2.0 terms. */
-function toOAuthError (err: FastifyError | Error, api: ApiError): OAuthError | ApiError {
+function toOAuthError (err: FastifyError | Error, api: ApiError, bodyLimit: number): OAuthError | ApiError {
   if (err instanceof OAuthError) return err
   const e = err as FastifyError
   if (e.validation !== undefined && e.validation.length > 0) {
@@ -52,7 +52,9 @@ function toOAuthError (err: FastifyError | Error, api: ApiError): OAuthError | A
   if (api.statusCode === 415 || api.code === 'request_invalid') {
     return new OAuthError(400, 'invalid_request', api.statusCode === 415 ? 'Content type must be application/x-www-form-urlencoded' : 'The request is malformed')
   }
-  // 413, 429 and 5xx keep the API's own body, as the real token endpoint does for 429.
+  // The token endpoint documents 400 and 401 only: an oversized body is a malformed request too.
+  if (api.statusCode === 413) return new OAuthError(400, 'invalid_request', `Body must not be larger than ${String(bodyLimit)} bytes`)
+  // 429 and 5xx keep the API's own body, as the real token endpoint does for 429.
   return api
 }
 
@@ -60,7 +62,7 @@ async function errorHandler (app: FastifyInstance): Promise<void> {
   const bodyLimit = app.config.bodyLimitBytes
   app.setErrorHandler((err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     let rendered: ApiError | OAuthError = toApiError(err, bodyLimit)
-    if (request.routeOptions.config?.oauth === true) rendered = toOAuthError(err, rendered as ApiError)
+    if (request.routeOptions.config?.oauth === true) rendered = toOAuthError(err, rendered as ApiError, bodyLimit)
     if (rendered.statusCode >= 500) request.log.error({ err }, 'request failed')
     if (rendered instanceof OAuthError) reply.header('cache-control', 'no-store').header('pragma', 'no-cache')
     return send(reply, rendered.statusCode, rendered.toJSON(), rendered.headers)
