@@ -1,0 +1,257 @@
+// The Bearer guard, through probe routes that declare `config.auth` the way every protected route
+// of the API does: 401s, 403s, X-On-Behalf-Of, subjects, organizations, revocation and restarts.
+import t, { type Test } from 'tap'
+import { createHmac, randomUUID } from 'node:crypto'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { FastifyInstance, FastifyPluginAsync, LightMyRequestResponse } from 'fastify'
+import { Clock } from '../../src/clock.js'
+import {
+  accessToken, basic, bearer, build, DEMO_ID, DEMO_ORG, DEMO_SECRET, makeClient, makeUser, onBehalfOf, REQUEST_ID, tokenRequest, UUID_RE
+} from '../helpers.js'
+
+const ACT = 'core.users:act-on-behalf-of'
+
+const probes: FastifyPluginAsync = async probe => {
+  const echo = async (request: { auth: unknown }): Promise<unknown> => request.auth
+  probe.get('/probe/users', { config: { auth: { scopes: ['core.users:read'], subjects: ['client'] } } }, echo)
+  probe.get('/probe/two', { config: { auth: { scopes: ['core.users:read', 'core.kyc:read'], subjects: ['client', 'user'] } } }, echo)
+  probe.get('/probe/user-metadata', { config: { auth: { scopes: ['core.users.metadata:read'], subjects: ['user'] } } }, echo)
+  probe.get('/probe/metadata-write', { config: { auth: { scopes: ['core.users.metadata:write'], subjects: ['client', 'user'] } } }, echo)
+  probe.get('/probe/identify', { config: { auth: { scopes: ['partner.kyc-sharing:identify-user'], subjects: ['client'] } } }, echo)
+  probe.get('/probe/any', { config: { auth: { scopes: [], subjects: ['client', 'user'] } } }, echo)
+  probe.post('/probe/body', { config: { auth: { scopes: [], subjects: ['client'] } } }, async () => ({ ok: true }))
+  probe.get('/probe/open', async () => ({ open: true }))
+}
+
+const buildWithProbes = async (t: Test, overrides = {}): Promise<FastifyInstance> => await build(t, overrides, { plugins: [probes] })
+const get = (app: FastifyInstance, url: string, headers: Record<string, string> = {}): Promise<LightMyRequestResponse> =>
+  app.inject({ method: 'GET', url, headers })
+
+const b64url = (value: unknown): string => Buffer.from(JSON.stringify(value)).toString('base64url')
+const partsOf = (jwt: string): { header: Record<string, unknown>, claims: Record<string, unknown>, signature: string } => {
+  const [h, p, signature] = jwt.split('.')
+  return { header: JSON.parse(Buffer.from(h, 'base64url').toString()), claims: JSON.parse(Buffer.from(p, 'base64url').toString()), signature }
+}
+const hs256 = (header: unknown, claims: unknown, key: Buffer): string => {
+  const input = `${b64url(header)}.${b64url(claims)}`
+  return `${input}.${createHmac('sha256', key).update(input).digest('base64url')}`
+}
+
+function isApiError (t: Test, res: LightMyRequestResponse, status: number, body: Record<string, unknown>): void {
+  t.equal(res.statusCode, status, `status ${status} (${res.body})`)
+  t.strictSame(res.json(), body)
+  t.match(res.headers[REQUEST_ID], UUID_RE)
+}
+
+const TOKEN_INVALID = { code: 'token_invalid', message: 'The access token is invalid' }
+const TOKEN_EXPIRED = { code: 'token_expired', message: 'The access token has expired' }
+const TOKEN_REVOKED = { code: 'token_revoked', message: 'The access token has been revoked' }
+const insufficient = (required: string[], held: string[]): Record<string, unknown> => ({
+  code: 'token_insufficient_scopes',
+  message: 'Authorization failed due to insufficient scopes',
+  details: { security: [{ scheme: 'OAuth', schemeScopes: required, tokenScopes: held }] }
+})
+const subjectNotAllowed = (subjects: string[], tokenSubject: string): Record<string, unknown> => ({
+  code: 'token_subject_not_allowed',
+  message: 'The access token subject is not allowed for this operation',
+  details: { subjects, tokenSubject }
+})
+
+function is401 (t: Test, res: LightMyRequestResponse, body: Record<string, unknown>): void {
+  isApiError(t, res, 401, body)
+  t.equal(res.headers['www-authenticate'], `Bearer realm="api", error="invalid_token", error_description="${String(body.message)}"`)
+}
+
+t.test('a valid token passes and leaves request.auth for the handler', async t => {
+  const app = await buildWithProbes(t)
+  const token = await accessToken(app, { scope: 'core.users:read core.kyc:read' })
+  const res = await get(app, '/probe/users', bearer(token))
+  t.equal(res.statusCode, 200)
+  t.strictSame(res.json(), { clientId: DEMO_ID, organizationId: DEMO_ORG, subject: 'client', userId: null, scopes: ['core.users:read', 'core.kyc:read'] })
+  t.equal((await get(app, '/probe/users', { authorization: `bearer  ${token} ` })).statusCode, 200, 'scheme case and spacing')
+  t.equal((await get(app, '/probe/open')).statusCode, 200, 'a route without config.auth needs no token')
+})
+
+t.test('missing or malformed Authorization: 401 token_invalid with a Bearer challenge', async t => {
+  const app = await buildWithProbes(t)
+  is401(t, await get(app, '/probe/users'), TOKEN_INVALID)
+  for (const authorization of ['', 'Bearer', 'Bearer   ', basic(DEMO_ID, DEMO_SECRET), 'Token abc', 'Bearer not-a-jwt', 'Bearer a.b.c']) {
+    is401(t, await get(app, '/probe/users', { authorization }), TOKEN_INVALID)
+  }
+})
+
+t.test('the guard answers before the body is read', async t => {
+  const app = await buildWithProbes(t)
+  const res = await app.inject({ method: 'POST', url: '/probe/body', headers: { 'content-type': 'application/json' }, payload: '{"broken' })
+  is401(t, res, TOKEN_INVALID)
+})
+
+t.test('tampered, unsigned or foreign tokens are token_invalid', async t => {
+  const app = await buildWithProbes(t)
+  const token = await accessToken(app, { scope: 'core.kyc:read' })
+  const { header, claims, signature } = partsOf(token)
+  const key = Buffer.from((await app.storage.settings.get('jwt.hs256.key'))!, 'base64')
+  t.equal(key.length, 32, 'a 256-bit key kept in the database')
+  t.equal((await get(app, '/probe/any', bearer(hs256(header, claims, key)))).statusCode, 200, 'the crafting itself is right')
+
+  const widened = `${b64url(header)}.${b64url({ ...claims, scope: 'core.users:read' })}.${signature}`
+  is401(t, await get(app, '/probe/users', bearer(widened)), TOKEN_INVALID)
+  const flipped = token.slice(0, -2) + (token.endsWith('AA') ? 'BB' : 'AA')
+  is401(t, await get(app, '/probe/any', bearer(flipped)), TOKEN_INVALID)
+  const unsigned = `${b64url({ alg: 'none', typ: 'JWT' })}.${b64url({ ...claims, scope: 'core.users:read' })}.`
+  is401(t, await get(app, '/probe/users', bearer(unsigned)), TOKEN_INVALID)
+  const unsignedNoDot = `${b64url({ alg: 'none', typ: 'JWT' })}.${b64url(claims)}`
+  is401(t, await get(app, '/probe/any', bearer(unsignedNoDot)), TOKEN_INVALID)
+  is401(t, await get(app, '/probe/any', bearer(hs256(header, claims, Buffer.alloc(32, 7)))), TOKEN_INVALID)
+  const hs512 = `${b64url({ alg: 'HS512', typ: 'JWT' })}.${b64url(claims)}`
+  is401(t, await get(app, '/probe/any', bearer(`${hs512}.${createHmac('sha512', key).update(hs512).digest('base64url')}`)), TOKEN_INVALID)
+  // Signed with the right key but not a token this service issues.
+  is401(t, await get(app, '/probe/any', bearer(hs256(header, { sub: DEMO_ID }, key))), TOKEN_INVALID)
+
+  const refresh = (await tokenRequest(app, { grant_type: 'client_credentials' }, basic(DEMO_ID, DEMO_SECRET))).json().refresh_token
+  is401(t, await get(app, '/probe/any', bearer(refresh)), TOKEN_INVALID)
+})
+
+t.test('an expired token is token_expired, by the sandbox clock', async t => {
+  const app = await buildWithProbes(t, { tokenTtlSeconds: 300 })
+  const token = await accessToken(app)
+  app.clock.advance(299)
+  t.equal((await get(app, '/probe/any', bearer(token))).statusCode, 200, 'one second before expires_in')
+  app.clock.advance(1)
+  is401(t, await get(app, '/probe/any', bearer(token)), TOKEN_EXPIRED)
+  app.clock.advance(-10)
+  t.equal((await get(app, '/probe/any', bearer(token))).statusCode, 200, 'turning the clock back revives it')
+})
+
+t.test('rotating a client secret or deleting the client revokes its tokens', async t => {
+  const app = await buildWithProbes(t)
+  const c = await makeClient(app)
+  const before = await accessToken(app, { clientId: c.clientId, secret: c.secret })
+  t.equal((await get(app, '/probe/any', bearer(before))).statusCode, 200)
+  const demoToken = await accessToken(app)
+
+  await app.clients.rotateSecret(c.clientId, 'rotated-secret')
+  is401(t, await get(app, '/probe/any', bearer(before)), TOKEN_REVOKED)
+  const after = await accessToken(app, { clientId: c.clientId, secret: 'rotated-secret' })
+  t.equal((await get(app, '/probe/any', bearer(after))).statusCode, 200, 'a token of the new secret works')
+
+  t.equal(await app.clients.delete(c.clientId), true)
+  is401(t, await get(app, '/probe/any', bearer(after)), TOKEN_REVOKED)
+  t.equal((await get(app, '/probe/any', bearer(demoToken))).statusCode, 200, 'other clients are untouched')
+
+  await makeClient(app, { clientId: c.clientId, organizationId: c.organizationId, secret: 'rotated-secret' })
+  is401(t, await get(app, '/probe/any', bearer(after)), TOKEN_REVOKED)
+})
+
+t.test('insufficient scopes: 403 listing the required and the held scopes exactly', async t => {
+  const app = await buildWithProbes(t)
+  const token = await accessToken(app, { scope: 'core.kyc:read core.files:read' })
+  const res = await get(app, '/probe/two', bearer(token))
+  isApiError(t, res, 403, insufficient(['core.users:read', 'core.kyc:read'], ['core.kyc:read', 'core.files:read']))
+  t.match(res.headers['www-authenticate'], /^Bearer .*error="insufficient_scope"/)
+  isApiError(t, await get(app, '/probe/users', bearer(await accessToken(app, { scope: 'core.users:create' }))), 403, insufficient(['core.users:read'], ['core.users:create']))
+})
+
+t.test('wildcard scopes match by prefix', async t => {
+  const app = await buildWithProbes(t)
+
+  t.test('a token holding core.*', async t => {
+    const c = await makeClient(app, { scopes: ['core.*'] })
+    const token = await accessToken(app, { clientId: c.clientId, secret: c.secret })
+    t.equal((await get(app, '/probe/two', bearer(token))).statusCode, 200)
+    t.equal((await get(app, '/probe/metadata-write', bearer(token))).statusCode, 200)
+    isApiError(t, await get(app, '/probe/identify', bearer(token)), 403, insufficient(['partner.kyc-sharing:identify-user'], ['core.*']))
+  })
+
+  t.test('a client allowed core.users.*', async t => {
+    const c = await makeClient(app, { scopes: ['core.users.*'] })
+    const token = await accessToken(app, { clientId: c.clientId, secret: c.secret })
+    t.strictSame((await get(app, '/probe/metadata-write', bearer(token))).json().scopes, ['core.users.*'])
+    isApiError(t, await get(app, '/probe/users', bearer(token)), 403, insufficient(['core.users:read'], ['core.users.*']))
+    const narrowed = await accessToken(app, { clientId: c.clientId, secret: c.secret, scope: 'core.users.metadata:*' })
+    t.equal((await get(app, '/probe/metadata-write', bearer(narrowed))).statusCode, 200)
+  })
+})
+
+t.test('X-On-Behalf-Of: user <uuid>', async t => {
+  const app = await buildWithProbes(t)
+  const user = await makeUser(app)
+  const token = await accessToken(app, { scope: `${ACT} core.users.metadata:read core.users:read` })
+
+  t.test('a valid header makes the user the subject', async t => {
+    const res = await get(app, '/probe/user-metadata', { ...bearer(token), ...onBehalfOf(user.id) })
+    t.equal(res.statusCode, 200)
+    t.strictSame(res.json(), { clientId: DEMO_ID, organizationId: DEMO_ORG, subject: 'user', userId: user.id, scopes: [ACT, 'core.users.metadata:read', 'core.users:read'] })
+    const upper = await get(app, '/probe/user-metadata', { ...bearer(token), 'x-on-behalf-of': `USER ${user.id.toUpperCase()}` })
+    t.equal(upper.json().userId, user.id, 'ids compare case-insensitively')
+  })
+
+  t.test('malformed: 400 request_invalid in the headers context', async t => {
+    for (const value of ['', 'user', `user ${user.id.slice(0, -1)}`, user.id, `client ${user.id}`, `user:${user.id}`, `user  ${user.id}`, `user ${user.id} user ${user.id}`]) {
+      const res = await get(app, '/probe/user-metadata', { ...bearer(token), 'x-on-behalf-of': value })
+      isApiError(t, res, 400, {
+        code: 'request_invalid',
+        message: 'The request has missing or invalid parameters',
+        details: { context: 'headers', violations: [{ property: 'x-on-behalf-of', rule: 'pattern', ruleParams: { pattern: '^user\\s<uuid>$' } }] }
+      })
+    }
+  })
+
+  t.test('without core.users:act-on-behalf-of: 403', async t => {
+    const narrow = await accessToken(app, { scope: 'core.users.metadata:read' })
+    isApiError(t, await get(app, '/probe/user-metadata', { ...bearer(narrow), ...onBehalfOf(user.id) }), 403, insufficient([ACT], ['core.users.metadata:read']))
+  })
+
+  t.test('a user of another organization, or none: 404 entity_not_found user', async t => {
+    const other = await makeClient(app)
+    const foreign = await makeUser(app, other.organizationId)
+    const notFound = { code: 'entity_not_found', message: 'The user cannot be found', details: { entity: 'user' } }
+    isApiError(t, await get(app, '/probe/user-metadata', { ...bearer(token), ...onBehalfOf(foreign.id) }), 404, notFound)
+    isApiError(t, await get(app, '/probe/user-metadata', { ...bearer(token), ...onBehalfOf(randomUUID()) }), 404, notFound)
+    const otherToken = await accessToken(app, { clientId: other.clientId, secret: other.secret })
+    isApiError(t, await get(app, '/probe/user-metadata', { ...bearer(otherToken), ...onBehalfOf(user.id) }), 404, notFound)
+    t.equal((await get(app, '/probe/user-metadata', { ...bearer(otherToken), ...onBehalfOf(foreign.id) })).json().userId, foreign.id, 'its own user works')
+  })
+
+  t.test('acting as a user where only clients are allowed: 403 token_subject_not_allowed', async t => {
+    isApiError(t, await get(app, '/probe/users', { ...bearer(token), ...onBehalfOf(user.id) }), 403, subjectNotAllowed(['client'], 'user'))
+  })
+})
+
+t.test('subjects: a client token on a user-only route, a user-bound client on a client route', async t => {
+  const app = await buildWithProbes(t)
+  const token = await accessToken(app, { scope: 'core.users.metadata:read core.users:read' })
+  isApiError(t, await get(app, '/probe/user-metadata', bearer(token)), 403, subjectNotAllowed(['user'], 'client'))
+
+  const user = await makeUser(app)
+  const bound = await makeClient(app, { organizationId: DEMO_ORG, userId: user.id })
+  const userToken = await accessToken(app, { clientId: bound.clientId, secret: bound.secret })
+  const res = await get(app, '/probe/user-metadata', bearer(userToken))
+  t.equal(res.statusCode, 200)
+  t.match(res.json(), { clientId: bound.clientId, subject: 'user', userId: user.id })
+  isApiError(t, await get(app, '/probe/users', bearer(userToken)), 403, subjectNotAllowed(['client'], 'user'))
+  isApiError(t, await get(app, '/probe/any', { ...bearer(userToken), ...onBehalfOf(user.id) }), 403, subjectNotAllowed(['client'], 'user'))
+})
+
+t.test('tokens survive a restart on a file database', async t => {
+  const dir = mkdtempSync(join(tmpdir(), 'sandbox-auth-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const clock = new Clock()
+  clock.freeze(true)
+  const overrides = { databasePath: join(dir, 'sandbox.db') }
+
+  const first = await build(t, overrides, { clock, plugins: [probes] })
+  const issued = (await tokenRequest(first, { grant_type: 'client_credentials', scope: 'core.users:read' }, basic(DEMO_ID, DEMO_SECRET))).json()
+  await first.close()
+
+  const second = await build(t, overrides, { clock, plugins: [probes] })
+  const res = await get(second, '/probe/users', bearer(issued.access_token))
+  t.equal(res.statusCode, 200, 'the access token verifies with the kept key')
+  t.equal(res.json().clientId, DEMO_ID)
+  const refreshed = await tokenRequest(second, { grant_type: 'refresh_token', refresh_token: issued.refresh_token })
+  t.equal(refreshed.statusCode, 200, 'the refresh token is still known')
+  clock.advance(600)
+  is401(t, await get(second, '/probe/users', bearer(issued.access_token)), TOKEN_EXPIRED)
+})
