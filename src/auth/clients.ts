@@ -10,15 +10,16 @@ import type { Clock } from '../clock.js'
 const SCRYPT = { N: 16384, r: 8, p: 1 }
 const KEY_LENGTH = 32
 
-function derive (secret: string, salt: string): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    scrypt(secret, Buffer.from(salt, 'base64'), KEY_LENGTH, SCRYPT, (err, key) => { err === null ? resolve(key) : reject(err) })
-  })
-}
+/** Derives the stored key of a secret; injectable so tests can count derivations. */
+export type DeriveKey = (secret: string, salt: string) => Promise<Buffer>
+
+export const scryptKey: DeriveKey = (secret, salt) => new Promise((resolve, reject) => {
+  scrypt(secret, Buffer.from(salt, 'base64'), KEY_LENGTH, SCRYPT, (err, key) => { err === null ? resolve(key) : reject(err) })
+})
 
 const sha256 = (value: string): Buffer => createHash('sha256').update(value).digest()
 
-export async function hashSecret (secret: string): Promise<{ secretSalt: string, secretHash: string }> {
+export async function hashSecret (secret: string, derive: DeriveKey = scryptKey): Promise<{ secretSalt: string, secretHash: string }> {
   const secretSalt = randomBytes(16).toString('base64')
   const key = await derive(secret, secretSalt)
   return { secretSalt, secretHash: key.toString('base64') }
@@ -41,10 +42,12 @@ export class ClientRegistry {
   readonly #clock: Clock
   readonly #rows = new Map<string, ClientRecord | null>()
   readonly #verified = new Map<string, { generation: string, digest: Buffer }>()
+  readonly #derive: DeriveKey
 
-  constructor (storage: Storage, clock: Clock) {
+  constructor (storage: Storage, clock: Clock, derive: DeriveKey = scryptKey) {
     this.#storage = storage
     this.#clock = clock
+    this.#derive = derive
   }
 
   /** The client row, from memory after the first read; undefined when it does not exist. */
@@ -66,7 +69,7 @@ export class ClientRegistry {
       return client
     }
     // Unknown clients still pay for a derivation, so timing does not tell which ids exist.
-    const key = await derive(secret, client?.secretSalt ?? 'AAAAAAAAAAAAAAAAAAAAAA==')
+    const key = await this.#derive(secret, client?.secretSalt ?? 'AAAAAAAAAAAAAAAAAAAAAA==')
     if (client === undefined) return undefined
     const stored = Buffer.from(client.secretHash, 'base64')
     if (stored.length !== key.length || !timingSafeEqual(stored, key)) return undefined
@@ -75,7 +78,7 @@ export class ClientRegistry {
   }
 
   async create (input: CreateClient): Promise<ClientRecord> {
-    const hashed = await hashSecret(input.clientSecret)
+    const hashed = await hashSecret(input.clientSecret, this.#derive)
     const row = await this.#storage.clients.create({
       id: input.clientId,
       organizationId: input.organizationId,
@@ -91,7 +94,7 @@ export class ClientRegistry {
 
   /** New secret, new generation: every token issued before is revoked. */
   async rotateSecret (clientId: string, secret: string): Promise<ClientRecord | undefined> {
-    const hashed = await hashSecret(secret)
+    const hashed = await hashSecret(secret, this.#derive)
     const row = await this.#storage.clients.rotateSecret(clientId, hashed.secretSalt, hashed.secretHash)
     this.forget(clientId)
     return row
