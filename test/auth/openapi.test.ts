@@ -1,0 +1,109 @@
+// The token route and the guard in the served OpenAPI document: the operation with its responses
+// and form body, and the OAuth2 security scheme with every scope of the spec's table.
+import t from 'tap'
+import { oauthSecurity } from '../../src/auth/guard.js'
+import { build } from '../helpers.js'
+
+// The spec's table, name: what it grants.
+const SPEC_SCOPES: Record<string, string> = {
+  'core.users:act-on-behalf-of': 'act on behalf of a user',
+  'core.users:create': 'create users',
+  'core.users:read': 'view users',
+  'core.users:delete': 'delete users',
+  'core.users.metadata:read': 'view user metadata',
+  'core.users.metadata:write': 'modify user metadata',
+  'core.kyc:read': 'view KYC processes',
+  'core.kyc.profile:update': 'update profile KYC process',
+  'core.kyc.address:update': 'update address KYC process',
+  'core.kyc.email:update': 'update email KYC process',
+  'core.kyc.phone:update': 'update phone KYC process',
+  'core.kyc.identity:update': 'update identity KYC process',
+  'core.kyc.proof-of-address:update': 'update proof-of-address KYC process',
+  'core.kyc.customer-due-diligence:update': 'update customer due diligence KYC process',
+  'core.kyc.enhanced-due-diligence:update': 'update enhanced due diligence KYC process',
+  'core.kyc.crypto-risk-assessment:update': 'update crypto risk assessment KYC process',
+  'core.kyc.self-categorization-statement:update': 'update self-categorization statement KYC process',
+  'core.kyc.tax-details:update': 'update tax details KYC process',
+  'core.capabilities:read': 'view user capabilities',
+  'core.terms-of-service:read': 'view terms of service',
+  'core.terms-of-service:accept': 'accept terms of service',
+  'core.files:create': 'create files',
+  'core.files:read': 'view files',
+  'core.files.metadata:read': 'view files metadata',
+  'core.files.metadata:write': 'modify files metadata',
+  'core.accounts:create': 'create accounts',
+  'core.accounts:read': 'view accounts',
+  'core.accounts:update': 'update accounts',
+  'core.accounts:archive': 'archive accounts',
+  'core.accounts:deposit-method': 'deposit method needed for depositing into accounts',
+  'core.accounts:use-test-helpers': 'test helpers of accounts',
+  'core.accounts.metadata:read': 'view accounts metadata',
+  'core.accounts.metadata:write': 'modify accounts metadata',
+  'core.assets:use-test-helpers': 'test helpers of assets',
+  'core.external-accounts:create': 'create external accounts',
+  'core.external-accounts:read': 'view external accounts',
+  'core.external-accounts:update': 'update external accounts',
+  'core.external-accounts:delete': 'delete external accounts',
+  'core.external-accounts.metadata:read': 'view external accounts metadata',
+  'core.external-accounts.metadata:write': 'modify external accounts metadata',
+  'core.transactions:create': 'commit quotes',
+  'core.transactions:read': 'view transactions',
+  'core.transactions.metadata:read': 'view transactions metadata',
+  'core.transactions.metadata:write': 'modify transactions metadata',
+  'core.transactions.requests-for-information:read': 'view transactions requests for information',
+  'core.transactions.requests-for-information:update': 'update transactions requests for information',
+  'core.portfolio:read': 'view portfolio overview, performance and historical balance',
+  'core.statements:read': 'read statements',
+  'core.webhooks:management-link': 'create webhook management links'
+}
+
+t.test('POST /core/oauth2/token is described: form body, no bearer, 200/400/401 with headers', async t => {
+  const app = await build(t)
+  const doc = (await app.inject({ method: 'GET', url: '/openapi.json' })).json()
+  const op = doc.paths['/core/oauth2/token'].post
+  t.equal(op.operationId, 'createOAuth2Token')
+  t.strictSame(op.tags, ['Authentication'])
+  t.strictSame(op.security, [], 'no bearer token needed')
+  t.strictSame(Object.keys(op.requestBody.content), ['application/x-www-form-urlencoded'])
+  const form = op.requestBody.content['application/x-www-form-urlencoded'].schema
+  t.strictSame(form.required, ['grant_type'])
+  t.equal(form.properties.scope.maxLength, 4096)
+  t.equal(form.properties.refresh_token.maxLength, 8192)
+  t.ok(op.parameters.some((p: { in: string, name: string }) => p.in === 'header' && p.name === 'authorization'), 'the Basic header')
+
+  t.strictSame(Object.keys(op.responses).sort(), ['200', '400', '401', '429'])
+  const ok = op.responses['200']
+  t.strictSame(ok.content['application/json'].schema.required, ['access_token', 'token_type', 'expires_in'])
+  t.strictSame(Object.keys(ok.content['application/json'].schema.properties).sort(), ['access_token', 'expires_in', 'refresh_token', 'scope', 'token_type'])
+  t.ok(ok.headers['x-service-request-id'])
+  t.ok(ok.headers['x-service-organization-id'])
+  for (const status of ['400', '401']) {
+    t.equal(op.responses[status].content['application/json'].schema.$ref, '#/components/schemas/OAuthErrorBody')
+    t.ok(op.responses[status].headers['x-service-request-id'])
+  }
+  t.strictSame(doc.components.schemas.OAuthErrorBody.required, ['error'])
+})
+
+t.test('the OAuth2 security scheme offers every scope of the spec and the partner scope', async t => {
+  for (const partnerArea of ['partner', 'topper']) {
+    const app = await build(t, { partnerArea })
+    const scheme = (await app.inject({ method: 'GET', url: '/openapi.json' })).json().components.securitySchemes.OAuth2
+    t.equal(scheme.type, 'oauth2')
+    t.equal(scheme.flows.clientCredentials.tokenUrl, '/core/oauth2/token')
+    t.strictSame(Object.keys(scheme.flows.clientCredentials.scopes).sort(), [...Object.keys(SPEC_SCOPES), `${partnerArea}.kyc-sharing:identify-user`].sort())
+    for (const [scope, grants] of Object.entries(SPEC_SCOPES)) t.equal(scheme.flows.clientCredentials.scopes[scope], grants, scope)
+  }
+})
+
+t.test('a guarded route shows its scopes through oauthSecurity', async t => {
+  const app = await build(t, {}, {
+    plugins: [async probe => {
+      probe.get('/probe', {
+        config: { auth: { scopes: ['core.users:read'], subjects: ['client'] } },
+        schema: { security: oauthSecurity(['core.users:read']), response: { 200: { type: 'object' } } }
+      }, async () => ({}))
+    }]
+  })
+  const doc = (await app.inject({ method: 'GET', url: '/openapi.json' })).json()
+  t.strictSame(doc.paths['/probe'].get.security, [{ OAuth2: ['core.users:read'] }])
+})
