@@ -1,0 +1,41 @@
+// What makes a metadata revision: its serialization (JSON.stringify), its size in Unicode code
+// points, its entity tag (sha256 of the serialization) and the size limit. Shared by the metadata
+// routes and by user creation, which stores `metadata` from the creation body.
+import { createHash } from 'node:crypto'
+import { ApiError } from '../errors.js'
+import type { MetadataRevision } from '../storage/metadata.js'
+
+export const METADATA_SIZE_LIMIT = 1024
+
+/** 413 with the threshold as the spec gives it: `limit` is a string holding a number. */
+export const metadataTooLarge = (): ApiError =>
+  new ApiError(413, 'content_too_large', 'The entity metadata size is greater than maximum size limit', {
+    threshold: { unit: 'characters', limit: String(METADATA_SIZE_LIMIT) }
+  })
+
+/** The entity tag of a serialized revision: a strong tag, quotes included. */
+export const etagOf = (serialized: string): string =>
+  `"${createHash('sha256').update(serialized, 'utf8').digest('hex')}"`
+
+/** Unicode code points, not UTF-16 units: an emoji counts as one character. */
+export const codePoints = (text: string): number => [...text].length
+
+/**
+ * JSON.stringify, or undefined when the value is nested too deeply to serialize (the engine's
+ * stack runs out): such a value is far beyond the size limit anyway.
+ */
+export function serialize (value: unknown): string | undefined {
+  try {
+    return JSON.stringify(value)
+  } catch (err) {
+    if (err instanceof RangeError) return undefined
+    throw err
+  }
+}
+
+/** A revision of `value` stamped `now`, or the 413 error when it is over the size limit. */
+export function toRevision (value: Record<string, unknown>, now: string): MetadataRevision | ApiError {
+  const serialized = serialize(value)
+  if (serialized === undefined || codePoints(serialized) > METADATA_SIZE_LIMIT) return metadataTooLarge()
+  return { value, etag: etagOf(serialized), updatedAt: now }
+}

@@ -1,0 +1,34 @@
+// The metadata store's compare-and-swap: a write lands only on the revision it expects.
+import t from 'tap'
+import { openStorage } from '../../src/storage/index.js'
+import type { MetadataRevision } from '../../src/storage/metadata.js'
+
+const ORG = '11111111-1111-4111-8111-111111111111'
+const rev = (value: Record<string, unknown>, tag: string): MetadataRevision => ({ value, etag: tag, updatedAt: '2030-01-01T00:00:00.000Z' })
+
+t.test('replaceIf and deleteIf write only over the expected revision', async t => {
+  const storage = openStorage(':memory:')
+  t.teardown(() => storage.close())
+  await storage.organizations.ensure(ORG, 'Org', '2030-01-01T00:00:00.000Z')
+  const ref = { organizationId: ORG, entity: 'users', entityId: 'u1' }
+
+  t.same(await storage.metadata.replaceIf(ref, '"x"', rev({ a: 1 }, '"1"')), { written: false, current: undefined }, 'nothing to replace')
+  t.same(await storage.metadata.replaceIf(ref, null, rev({ a: 1 }, '"1"')), { written: true, created: true })
+  t.same(await storage.metadata.replaceIf(ref, null, rev({ a: 2 }, '"2"')), { written: false, current: rev({ a: 1 }, '"1"') }, 'create-only fails when one exists')
+  t.same(await storage.metadata.replaceIf(ref, '"1"', rev({ a: 2 }, '"2"')), { written: true, created: false })
+  t.same(await storage.metadata.replaceIf(ref, '"1"', rev({ a: 3 }, '"3"')), { written: false, current: rev({ a: 2 }, '"2"') }, 'a stale tag loses')
+  t.same(await storage.metadata.deleteIf(ref, '"1"'), { deleted: false, current: rev({ a: 2 }, '"2"') })
+  t.same(await storage.metadata.get(ref), rev({ a: 2 }, '"2"'))
+  t.same(await storage.metadata.deleteIf(ref, '"2"'), { deleted: true })
+  t.equal(await storage.metadata.get(ref), undefined)
+  t.same(await storage.metadata.deleteIf(ref, '"2"'), { deleted: false, current: undefined })
+})
+
+t.test('metadata is per organization and per entity type', async t => {
+  const storage = openStorage(':memory:')
+  t.teardown(() => storage.close())
+  await storage.organizations.ensure(ORG, 'Org', '2030-01-01T00:00:00.000Z')
+  await storage.metadata.replaceIf({ organizationId: ORG, entity: 'accounts', entityId: 'e1' }, null, rev({ a: 1 }, '"1"'))
+  t.equal(await storage.metadata.get({ organizationId: ORG, entity: 'files', entityId: 'e1' }), undefined)
+  t.equal(await storage.metadata.get({ organizationId: '22222222-2222-4222-8222-222222222222', entity: 'accounts', entityId: 'e1' }), undefined)
+})
