@@ -1,4 +1,29 @@
-// The webhooks area. (Routes land with their issue.)
+// The webhooks area: the management link, the portal it opens, the sandbox control routes, and
+// the dispatcher that delivers the outbox, started when the app is ready and stopped on close.
 import type { FastifyInstance } from 'fastify'
+import { WEBHOOK_SCHEMAS } from '../../schemas/webhooks.js'
+import { Dispatcher } from './dispatcher.js'
+import { WebhooksService } from './service.js'
+import managementLinkRoutes from './management-link.js'
+import portalRoutes from './portal/routes.js'
+import sandboxWebhookRoutes from './sandbox-routes.js'
 
-export default async function webhooksArea (_app: FastifyInstance): Promise<void> {}
+export default async function webhooksArea (app: FastifyInstance): Promise<void> {
+  const dispatcher = new Dispatcher({
+    storage: app.storage,
+    clock: app.clock,
+    events: app.events,
+    log: app.log.child({ area: 'webhooks' }),
+    retrySchedule: app.config.webhookRetrySchedule,
+    timeoutMs: app.config.webhookTimeoutMs,
+    userAgent: `${app.config.serviceName}-webhooks/0.1`
+  })
+  app.addHook('onReady', async () => { dispatcher.start() })
+  app.addHook('onClose', async () => { await dispatcher.stop() })
+
+  for (const schema of WEBHOOK_SCHEMAS) app.addSchema(schema)
+  const service = new WebhooksService(app, dispatcher)
+  await app.register(managementLinkRoutes, { service })
+  await app.register(portalRoutes, { service })
+  await app.register(sandboxWebhookRoutes, { service })
+}

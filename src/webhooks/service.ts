@@ -1,0 +1,178 @@
+// The webhook operations the portal and the sandbox control API share, always for one
+// organization: a foreign endpoint or message id is a 404, as if it did not exist.
+import { createHash, randomBytes, randomUUID } from 'node:crypto'
+import type { FastifyInstance } from 'fastify'
+import { ApiError, entityNotFound, requestInvalid } from '../errors.js'
+import type { MessageStatus, WebhookEndpointRecord, WebhookMessageWithAttempts } from '../storage/webhooks.js'
+import type {
+  CreateEndpointRequest, UpdateEndpointRequest, WebhookEndpoint, WebhookMessage
+} from '../../schemas/webhooks.js'
+import { TEST_EVENT_TYPE } from '../../schemas/webhooks.js'
+import type { Dispatcher } from './dispatcher.js'
+import { newMessageId, newSecret } from './signing.js'
+
+export const PORTAL_PATH = '/webhooks/portal'
+
+export const toEndpointJson = (e: WebhookEndpointRecord): WebhookEndpoint => ({
+  id: e.id,
+  organizationId: e.organizationId,
+  url: e.url,
+  description: e.description,
+  eventTypes: e.eventTypes,
+  disabled: e.disabled,
+  secret: e.secret,
+  createdAt: e.createdAt,
+  updatedAt: e.updatedAt
+})
+
+export const toMessageJson = (m: WebhookMessageWithAttempts): WebhookMessage => ({
+  id: m.id,
+  organizationId: m.organizationId,
+  endpointId: m.endpointId,
+  eventId: m.eventId,
+  eventType: m.eventType,
+  payload: JSON.parse(m.body) as Record<string, unknown>,
+  status: m.status,
+  nextAttemptAt: m.nextAttemptAt === null ? null : new Date(m.nextAttemptAt).toISOString(),
+  createdAt: m.createdAt,
+  attempts: m.attempts.map(a => ({
+    id: a.id,
+    attemptedAt: a.attemptedAt,
+    url: a.url,
+    statusCode: a.statusCode,
+    error: a.error,
+    durationMs: a.durationMs,
+    responseBody: a.responseBody
+  }))
+})
+
+const endpointDisabled = (): ApiError => new ApiError(409, 'endpoint_disabled', 'The endpoint is disabled')
+
+/** The schema already refuses other schemes; this also refuses what `URL` cannot parse. */
+function assertEndpointUrl (url: string | undefined): void {
+  if (url === undefined) return
+  let parsed: URL | undefined
+  try { parsed = new URL(url) } catch { parsed = undefined }
+  if (parsed === undefined || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') || parsed.hostname === '') {
+    throw requestInvalid('body', [{ property: 'url', rule: 'format', ruleParams: { format: 'uri' } }])
+  }
+}
+
+export const hashLinkToken = (token: string): string => createHash('sha256').update(token).digest('hex')
+const LINK_TOKEN = /^[A-Za-z0-9_-]{43}$/
+
+export type LinkState = { state: 'valid', organizationId: string, expiresAt: number } | { state: 'invalid' } | { state: 'expired', expiresAt: number }
+
+export class WebhooksService {
+  readonly #app: FastifyInstance
+  readonly #dispatcher: Dispatcher
+
+  constructor (app: FastifyInstance, dispatcher: Dispatcher) {
+    this.#app = app
+    this.#dispatcher = dispatcher
+  }
+
+  /** A new link to the portal; only the token's hash is stored. */
+  async createManagementLink (organizationId: string, baseUrl: string): Promise<{ url: string, expiresAt: string }> {
+    const { clock, config, storage } = this.#app
+    const token = randomBytes(32).toString('base64url')
+    const expiresAt = clock.now() + config.managementLinkTtlSeconds * 1000
+    await storage.webhooks.createManagementLink({ tokenHash: hashLinkToken(token), organizationId, expiresAt, createdAt: clock.iso() })
+    return { url: `${baseUrl}${PORTAL_PATH}/${token}`, expiresAt: new Date(expiresAt).toISOString() }
+  }
+
+  /** Whether a link token opens the portal now, by the sandbox clock. */
+  async linkState (token: string): Promise<LinkState> {
+    if (!LINK_TOKEN.test(token)) return { state: 'invalid' }
+    const link = await this.#app.storage.webhooks.findManagementLink(hashLinkToken(token))
+    if (link === undefined) return { state: 'invalid' }
+    if (this.#app.clock.now() >= link.expiresAt) return { state: 'expired', expiresAt: link.expiresAt }
+    return { state: 'valid', organizationId: link.organizationId, expiresAt: link.expiresAt }
+  }
+
+  async listEndpoints (organizationId: string): Promise<WebhookEndpoint[]> {
+    return (await this.#app.storage.webhooks.listEndpoints(organizationId)).map(toEndpointJson)
+  }
+
+  async createEndpoint (organizationId: string, input: CreateEndpointRequest): Promise<WebhookEndpoint> {
+    assertEndpointUrl(input.url)
+    const now = this.#app.clock.iso()
+    const endpoint = await this.#app.storage.webhooks.createEndpoint({
+      id: randomUUID(),
+      organizationId,
+      url: input.url,
+      description: input.description ?? '',
+      eventTypes: input.eventTypes ?? [],
+      disabled: input.disabled ?? false,
+      secret: newSecret(),
+      createdAt: now,
+      updatedAt: now
+    })
+    return toEndpointJson(endpoint)
+  }
+
+  async updateEndpoint (organizationId: string, id: string, input: UpdateEndpointRequest): Promise<WebhookEndpoint> {
+    assertEndpointUrl(input.url)
+    const { url, description, eventTypes, disabled } = input
+    const endpoint = await this.#app.storage.webhooks.updateEndpoint(organizationId, id, {
+      ...(url === undefined ? {} : { url }),
+      ...(description === undefined ? {} : { description }),
+      ...(eventTypes === undefined ? {} : { eventTypes }),
+      ...(disabled === undefined ? {} : { disabled }),
+      updatedAt: this.#app.clock.iso()
+    })
+    if (endpoint === undefined) throw entityNotFound('endpoint')
+    // Enabling an endpoint releases the deliveries that waited for it.
+    if (disabled === false) this.#dispatcher.kick()
+    return toEndpointJson(endpoint)
+  }
+
+  async deleteEndpoint (organizationId: string, id: string): Promise<void> {
+    if (!await this.#app.storage.webhooks.deleteEndpoint(organizationId, id)) throw entityNotFound('endpoint')
+  }
+
+  /** Sends a `webhook.test` event to one endpoint, whatever its filter, through the normal delivery path. */
+  async sendTestEvent (organizationId: string, endpointId: string): Promise<WebhookMessage> {
+    const { clock, storage, events } = this.#app
+    const endpoint = await storage.webhooks.getEndpoint(organizationId, endpointId)
+    if (endpoint === undefined) throw entityNotFound('endpoint')
+    if (endpoint.disabled) throw endpointDisabled()
+    const event = events.build(organizationId, TEST_EVENT_TYPE, {
+      endpointId,
+      message: 'A test event sent from the webhooks portal.'
+    })
+    const message = await storage.webhooks.createMessage({
+      id: newMessageId(),
+      organizationId,
+      endpointId,
+      eventId: event.id,
+      eventType: event.type,
+      body: JSON.stringify(event.payload),
+      status: 'pending',
+      attemptCount: 0,
+      nextAttemptAt: clock.now(),
+      createdAt: event.createdAt
+    })
+    this.#dispatcher.kick()
+    return toMessageJson({ ...message, attempts: [] })
+  }
+
+  async listMessages (filter: { organizationId?: string, endpointId?: string, status?: MessageStatus, limit?: number }): Promise<WebhookMessage[]> {
+    const messages = await this.#app.storage.webhooks.listMessages({ ...filter, limit: filter.limit ?? 50 })
+    return messages.map(toMessageJson)
+  }
+
+  /** Starts a new delivery cycle now (same `webhook-id`, a fresh retry schedule). */
+  async replay (organizationId: string, id: string): Promise<WebhookMessage> {
+    const { storage, clock } = this.#app
+    const existing = await storage.webhooks.getMessage(organizationId, id)
+    if (existing === undefined) throw entityNotFound('message')
+    const endpoint = await storage.webhooks.getEndpoint(organizationId, existing.endpointId)
+    if (endpoint === undefined) throw entityNotFound('message')
+    if (endpoint.disabled) throw endpointDisabled()
+    const message = await storage.webhooks.replay(organizationId, id, clock.now())
+    if (message === undefined) throw entityNotFound('message')
+    this.#dispatcher.kick()
+    return toMessageJson(message)
+  }
+}
