@@ -12,7 +12,7 @@ t.test('the page\'s stylesheet and script are served by the app, from nowhere el
   const link = await managementLink(app)
   const page = await app.inject({ method: 'GET', url: link.path })
   const assets = [...page.body.matchAll(/(?:href|src)="([^"]+)"/g)].map(m => m[1])
-  t.same(assets, ['assets/portal.css', 'assets/portal.js'], 'relative to the page')
+  t.same(assets, ['data:,', 'assets/portal.css', 'assets/portal.js'], 'an empty icon, and assets relative to the page')
 
   const css = await app.inject({ method: 'GET', url: new URL('assets/portal.css', `http://x${link.path}`).pathname })
   t.equal(css.statusCode, 200)

@@ -18,6 +18,7 @@ function layout (title: string, header: string, main: string, script: boolean): 
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
 <title>${escapeHtml(title)}</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="assets/portal.css">
 ${script ? '<script src="assets/portal.js" defer></script>\n' : ''}</head>
 <body>

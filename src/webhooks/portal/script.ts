@@ -275,6 +275,7 @@ export const PORTAL_JS = String.raw`'use strict';
     button.disabled = true;
     call('POST', '/endpoints', body).then(async function () {
       form.reset();
+      form.querySelector('details').open = false;
       filterSummary.textContent = 'all';
       announce('Endpoint added');
       await refreshEndpoints();

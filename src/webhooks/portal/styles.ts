@@ -82,7 +82,8 @@ button.danger:hover { background: var(--bad-bg); }
 .event-filter summary { cursor: pointer; font-weight: 600; font-size: 14px; }
 .event-filter fieldset { border: 0; padding: 0; margin: 10px 0 0; }
 .event-filter legend { color: var(--muted); font-size: 13px; margin-bottom: 8px; }
-.event-types { display: grid; grid-template-columns: repeat(auto-fill, minmax(290px, 1fr)); gap: 4px 16px; }
+.event-types { display: grid; grid-template-columns: repeat(auto-fill, minmax(380px, 1fr)); gap: 2px 20px; }
+label.check code { background: none; padding: 0; }
 label.check { display: flex; align-items: flex-start; gap: 8px; font-weight: 400; margin: 0; padding: 4px 0; cursor: pointer; }
 label.check input { margin-top: 4px; }
 label.check small { display: block; color: var(--muted); font-size: 12px; }
