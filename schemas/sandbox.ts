@@ -120,7 +120,7 @@ export const RequestLogEntry = Type.Object({
   path: Type.String({ description: 'The path without query string; credential segments masked.' }),
   status: Type.Integer({ description: 'Status sent; 0 when a fault rule dropped the connection.' }),
   durationMs: Type.Number(),
-  clientId: Type.Union([Type.String(), Type.Null()], { description: 'The client of the Bearer token, or of the credentials sent to the token endpoint.' }),
+  clientId: Type.Union([Type.String(), Type.Null()], { description: 'The client of the Bearer token (also when refused as expired or revoked), or of the credentials sent to the token endpoint.' }),
   request: Message,
   response: Message
 }, { $id: 'SandboxRequestLogEntry' })

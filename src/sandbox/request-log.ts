@@ -122,8 +122,25 @@ function tokenEndpointClient (r: Recorded): string | null {
   }
 }
 
+// The guard refuses these only after checking the token's signature, so its client id is genuine.
+const VERIFIED_BUT_REFUSED = /"code":"token_(expired|revoked)"/
+
+/** The client of an expired or revoked Bearer token, read from the token's claims. */
+function refusedTokenClient (r: Recorded): string | null {
+  if (r.status !== 401 || r.payload === null || !VERIFIED_BUT_REFUSED.test(r.payload)) return null
+  const header = r.headers.authorization
+  const payload = typeof header === 'string' ? header.split('.')[1] : undefined
+  if (payload === undefined) return null
+  try {
+    const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { cid?: unknown }
+    return typeof claims.cid === 'string' ? claims.cid : null
+  } catch {
+    return null
+  }
+}
+
 const clientOf = (r: Recorded): string | null =>
-  r.clientId ?? (r.url.startsWith(TOKEN_ENDPOINT) ? tokenEndpointClient(r) : null)
+  r.clientId ?? (r.url.startsWith(TOKEN_ENDPOINT) ? tokenEndpointClient(r) : refusedTokenClient(r))
 
 const pathOf = (r: Recorded): string => redactUrl(r.url)
 
