@@ -1,0 +1,77 @@
+// The dashboard in a real browser: it asks for the admin token, then shows the clock, the clients
+// and the request log of a listening sandbox, with a request the test made.
+import t from 'tap'
+import { existsSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { chromium, type Browser } from 'playwright-core'
+import { build } from '../helpers.js'
+
+const CHROMIUM = '/usr/bin/chromium'
+const ADMIN = 'dashboard-admin-token-0123456789'
+
+t.test('the dashboard shows the request log of a listening sandbox, behind the admin token', { skip: existsSync(CHROMIUM) ? false : `Chromium is not installed at ${CHROMIUM}` }, async t => {
+  const app = await build(t, { adminToken: ADMIN })
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`
+
+  const missing = await fetch(`${base}/core/nothing`)
+  t.equal(missing.status, 404)
+  const requestId = missing.headers.get('x-service-request-id')!
+
+  const browser: Browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
+  })
+  t.teardown(() => browser.close())
+  const page = await browser.newPage({ viewport: { width: 1360, height: 1000 } })
+  const problems: string[] = []
+  page.on('console', m => { if (m.type() === 'error') problems.push(m.text()) })
+  page.on('pageerror', e => problems.push(e.message))
+
+  const res = await page.goto(`${base}/_sandbox/`)
+  t.equal(res?.status(), 200, 'the page loads without the token')
+  const field = page.getByLabel('Admin token')
+  await field.waitFor()
+  t.match(await page.locator('#auth-message').textContent(), /admin token/i, 'the page asks for the token')
+
+  await field.fill('wrong-token-wrong-token')
+  await field.press('Enter')
+  await page.locator('#auth-message', { hasText: 'refused' }).waitFor()
+
+  await field.fill(ADMIN)
+  await field.press('Enter')
+  const row = page.locator('#requests tbody tr', { hasText: '/core/nothing' })
+  await row.waitFor()
+  t.match(await row.textContent(), /GET.*\/core\/nothing.*404/)
+  t.equal(await row.getAttribute('data-request-id'), requestId, 'the very request the test made')
+  t.equal(await page.evaluate(() => sessionStorage.getItem('sandbox.adminToken')), ADMIN, 'kept for the tab')
+
+  await page.locator('#clients tbody tr', { hasText: 'sandbox-demo-client' }).waitFor()
+  t.match(await page.locator('#clock .clock-now').textContent(), /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{3} UTC$/)
+  t.equal(await page.locator('#clock .badge').textContent(), 'Frozen')
+  await page.locator('#deliveries').filter({ hasText: /No deliveries|Created/ }).waitFor()
+
+  // Details of a request open on a click, with credentials masked.
+  await row.click()
+  const details = page.locator('#requests tr.details pre').first()
+  await details.waitFor()
+  t.match(await details.textContent(), /"user-agent"/)
+
+  // The clock buttons act on the sandbox.
+  const before = Date.parse(app.clock.iso())
+  await page.getByRole('button', { name: '+1 hour' }).click()
+  await t.resolves(waitFor(() => Date.parse(app.clock.iso()) - before === 3_600_000), 'the sandbox clock moved one hour')
+  await page.locator('#requests tbody tr', { hasText: '/_sandbox/clock' }).waitFor()
+
+  await page.screenshot({ path: join(tmpdir(), 'dashboard.png'), fullPage: true })
+  t.same(problems.filter(p => !/401/.test(p)), [], 'no script errors')
+})
+
+async function waitFor (check: () => boolean, ms = 5000): Promise<void> {
+  const until = Date.now() + ms
+  while (!check()) {
+    if (Date.now() > until) throw new Error('timed out')
+    await new Promise(resolve => setTimeout(resolve, 20))
+  }
+}

@@ -1,0 +1,136 @@
+import t from 'tap'
+import type { FastifyInstance } from 'fastify'
+import { basic, bearer, build, DEMO_ID, DEMO_SECRET, REQUEST_ID, tokenRequest } from '../helpers.js'
+
+const readLog = async (app: FastifyInstance, query = '') => (await app.inject({ method: 'GET', url: `/_sandbox/requests${query}` })).json()
+
+t.test('each request is logged newest first with method, path, status, duration, request id, client and sandbox time', async t => {
+  const app = await build(t)
+  const missing = await app.inject({ method: 'GET', url: '/core/nothing?secret=1' })
+  const token = await tokenRequest(app, { grant_type: 'client_credentials' }, basic(DEMO_ID, DEMO_SECRET))
+  t.equal(token.statusCode, 200)
+  const log = await readLog(app)
+  t.equal(log.total, 2)
+  t.equal(log.capacity, 1000)
+  const [first, second] = log.requests
+  t.match(first, { method: 'POST', path: '/core/oauth2/token', status: 200, clientId: DEMO_ID, requestId: token.headers[REQUEST_ID], timestamp: app.clock.iso() })
+  t.type(first.durationMs, 'number')
+  t.match(second, { method: 'GET', path: '/core/nothing', status: 404, clientId: null, requestId: missing.headers[REQUEST_ID] })
+  t.same(second.response.body, { code: 'route_not_found', message: 'The route cannot be found' })
+})
+
+t.test('credentials never reach the log: headers, form and JSON bodies, answers', async t => {
+  const app = await build(t, {}, {
+    plugins: [async p => { p.get('/probe/protected', { config: { auth: { scopes: [], subjects: ['client'] } } }, async () => ({ ok: true })) }]
+  })
+  const token = await tokenRequest(app, { grant_type: 'client_credentials', client_id: DEMO_ID, client_secret: DEMO_SECRET })
+  const { access_token: accessToken, refresh_token: refreshToken } = token.json()
+  t.ok(refreshToken, 'the demo client gets refresh tokens')
+  const refreshed = await tokenRequest(app, { grant_type: 'refresh_token', refresh_token: refreshToken }, basic(DEMO_ID, DEMO_SECRET))
+  t.equal(refreshed.statusCode, 200)
+  const guarded = await app.inject({ method: 'GET', url: '/probe/protected', headers: { ...bearer(accessToken), cookie: 'session=abc' } })
+  t.equal(guarded.statusCode, 200)
+  const created = await app.inject({ method: 'POST', url: '/_sandbox/clients', payload: { clientId: 'logged', clientSecret: 'a-very-secret-value', scopes: [] } })
+  t.equal(created.statusCode, 201)
+
+  const log = await readLog(app)
+  const text = JSON.stringify(log)
+  for (const secret of [DEMO_SECRET, accessToken, refreshToken, refreshed.json().access_token, refreshed.json().refresh_token, 'a-very-secret-value', Buffer.from(`${DEMO_ID}:${DEMO_SECRET}`).toString('base64'), 'session=abc']) {
+    t.notOk(text.includes(secret), 'a secret is masked')
+  }
+  const [client, bearerCall, refresh, form] = log.requests
+  t.equal(client.request.body.clientSecret, '[redacted]')
+  t.equal(client.request.body.clientId, 'logged')
+  t.equal(client.response.body.clientSecret, '[redacted]')
+  t.equal(bearerCall.request.headers.authorization, 'Bearer [redacted]')
+  t.notOk('cookie' in bearerCall.request.headers)
+  t.equal(bearerCall.clientId, DEMO_ID, 'the client of the Bearer token')
+  t.equal(refresh.request.headers.authorization, 'Basic [redacted]')
+  t.equal(refresh.request.body.refresh_token, '[redacted]')
+  t.equal(refresh.clientId, DEMO_ID, 'the client named by Basic credentials')
+  t.equal(refresh.response.body.access_token, '[redacted]')
+  t.equal(refresh.response.body.refresh_token, '[redacted]')
+  t.equal(refresh.response.body.token_type, 'Bearer')
+  t.same(form.request.body, { grant_type: 'client_credentials', client_id: DEMO_ID, client_secret: '[redacted]' })
+  t.equal(form.clientId, DEMO_ID, 'the client named in the form')
+})
+
+t.test('a request refused for an expired token still names its client', async t => {
+  const app = await build(t, {}, {
+    plugins: [async p => { p.get('/probe/protected', { config: { auth: { scopes: [], subjects: ['client'] } } }, async () => ({ ok: true })) }]
+  })
+  const token = (await tokenRequest(app, { grant_type: 'client_credentials' }, basic(DEMO_ID, DEMO_SECRET))).json().access_token
+  app.clock.advance(601)
+  t.equal((await app.inject({ method: 'GET', url: '/probe/protected', headers: bearer(token) })).json().code, 'token_expired')
+  const forged = token.split('.').slice(0, 2).join('.') + '.forged-signature'
+  t.equal((await app.inject({ method: 'GET', url: '/probe/protected', headers: bearer(forged) })).json().code, 'token_invalid')
+  const [invalid, expired] = (await readLog(app, '?path=/probe/*')).requests
+  t.equal(expired.clientId, DEMO_ID)
+  t.equal(invalid.clientId, null, 'a token whose signature fails names no one')
+  t.same((await readLog(app, `?clientId=${DEMO_ID}&status=401`)).requests.map((e: { requestId: string }) => e.requestId), [expired.requestId])
+})
+
+t.test('long bodies are cut', async t => {
+  const app = await build(t)
+  await app.inject({ method: 'POST', url: '/_sandbox/fixtures', payload: { organizations: [{ id: 'x'.repeat(6000) }] } })
+  const [entry] = (await readLog(app)).requests
+  t.equal(entry.status, 400)
+  t.equal(entry.request.truncated, true)
+  t.equal(entry.request.body.length, 4096)
+})
+
+t.test('filters: method, path (exact or *), status (exact or class), clientId, limit', async t => {
+  const app = await build(t)
+  await tokenRequest(app, { grant_type: 'client_credentials' }, basic(DEMO_ID, DEMO_SECRET))
+  await app.inject({ method: 'GET', url: '/core/a' })
+  await app.inject({ method: 'DELETE', url: '/core/b' })
+  await app.inject({ method: 'GET', url: '/partner/c' })
+  const paths = async (query: string) => (await readLog(app, query)).requests.map((e: { path: string }) => e.path)
+  t.same(await paths('?method=get'), ['/partner/c', '/core/a'])
+  t.same(await paths('?path=/core/a'), ['/core/a'])
+  t.same(await paths('?path=/core/*'), ['/core/b', '/core/a', '/core/oauth2/token'])
+  t.same(await paths('?status=404&method=DELETE'), ['/core/b'])
+  t.same(await paths('?status=2xx'), ['/core/oauth2/token'])
+  t.same(await paths(`?clientId=${DEMO_ID}`), ['/core/oauth2/token'])
+  t.same(await paths('?limit=2'), ['/partner/c', '/core/b'])
+  const bad = await app.inject({ method: 'GET', url: '/_sandbox/requests?status=abc&limit=0&other=1' })
+  t.equal(bad.statusCode, 400)
+  t.equal(bad.json().details.context, 'query')
+})
+
+t.test('reads of the control API and the log\'s own routes are not logged; DELETE clears', async t => {
+  const app = await build(t)
+  await app.inject({ method: 'GET', url: '/_sandbox/health' })
+  await app.inject({ method: 'GET', url: '/_sandbox/clock' })
+  await app.inject({ method: 'GET', url: '/_sandbox/' })
+  await app.inject({ method: 'GET', url: '/_sandbox/requests' })
+  await app.inject({ method: 'POST', url: '/_sandbox/clock', payload: { advanceSeconds: 1 } })
+  t.same((await readLog(app)).requests.map((e: { method: string, path: string }) => `${e.method} ${e.path}`), ['POST /_sandbox/clock'])
+
+  const cleared = await app.inject({ method: 'DELETE', url: '/_sandbox/requests' })
+  t.equal(cleared.statusCode, 204)
+  t.same(await readLog(app), { requests: [], total: 0, capacity: 1000 })
+})
+
+t.test('the log stays at its bound under 10 000 requests and keeps the newest', async t => {
+  const app = await build(t, { requestLogSize: 50 })
+  const batch = 500
+  for (let i = 0; i < 10_000; i += batch) {
+    await Promise.all(Array.from({ length: batch }, (_, k) => app.inject({ method: 'GET', url: `/core/missing/${i + k}` })))
+  }
+  const log = await readLog(app, '?limit=1000')
+  t.equal(log.total, 50)
+  t.equal(log.capacity, 50)
+  t.equal(log.requests.length, 50)
+  const numbers = log.requests.map((e: { path: string }) => Number(e.path.split('/').pop()))
+  t.ok(numbers.every((n: number) => n >= 9950), 'only the last 50 are kept')
+  t.same([...numbers].sort((a: number, b: number) => a - b), Array.from({ length: 50 }, (_, k) => 9950 + k))
+  t.equal(numbers[0], 9999, 'newest first')
+})
+
+t.test('a reset keeps the log', async t => {
+  const app = await build(t)
+  await app.inject({ method: 'GET', url: '/core/before-reset' })
+  await app.inject({ method: 'POST', url: '/_sandbox/reset' })
+  t.same((await readLog(app)).requests.map((e: { path: string }) => e.path), ['/_sandbox/reset', '/core/before-reset'])
+})
