@@ -40,7 +40,7 @@ async function serve (t: Parameters<typeof build>[0]) {
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
     body: JSON.stringify({ email: `race-${Date.now()}@example.com`, termsOfService: 'general-gb-fca', primaryCitizenship: 'GB', address: { country: 'GB' } })
   })
-  t.equal(userRes.status, 201)
+  if (userRes.status !== 201) throw new Error(`user creation failed: ${userRes.status}`)
   const userId = (await userRes.json()).user.id as string
   const url = `${base}/core/users/me/metadata`
   const headers = { authorization: `Bearer ${token}`, 'x-on-behalf-of': `user ${userId}` }
