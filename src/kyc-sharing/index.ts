@@ -35,6 +35,6 @@ export default async function kycSharingArea (app: FastifyInstance): Promise<voi
   }, async (request, reply) => {
     const { email, country } = request.body as IdentifyUserRequest
     const { user, created } = await identifyUser(app, request.auth!.organizationId, email, country)
-    return reply.code(created ? 201 : 200).send({ user: { id: user.id, email: user.email } })
+    return reply.code(created ? 201 : 200).send({ user })
   })
 }

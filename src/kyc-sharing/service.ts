@@ -1,43 +1,31 @@
-// Identifying a user for KYC sharing: find the organization's user by e-mail, or enrol a new one.
-import { randomUUID } from 'node:crypto'
+// Identifying a user for KYC sharing: find the organization's user by e-mail, or enrol a new one
+// through the users area's createUser (same record, same core.user.created event).
 import type { FastifyInstance } from 'fastify'
-import { conflict } from '../errors.js'
-import type { UserRecord } from '../storage/index.js'
+import { ApiError } from '../errors.js'
+import { countryNotSupported, createUser, isCountrySupported } from '../users/service.js'
 
 export interface Identified {
-  user: UserRecord
+  user: { id: string, email: string }
   created: boolean
 }
 
-/** The user record a KYC-sharing enrolment creates: an individual living in, and a citizen of, `country`. */
-function newUser (app: FastifyInstance, organizationId: string, email: string, country: string): UserRecord {
-  const id = randomUUID()
-  const now = app.clock.iso()
-  return {
-    id,
-    organizationId,
-    email,
-    createdAt: now,
-    record: { id, type: 'individual', email, primaryCitizenship: country, address: { country }, createdAt: now, updatedAt: now }
-  }
-}
-
 export async function identifyUser (app: FastifyInstance, organizationId: string, email: string, country: string): Promise<Identified> {
-  if (app.config.unsupportedCountries.includes(country)) {
-    throw conflict('country_not_supported', 'The country is not supported', { context: 'body', property: 'country' })
+  // Checked first, so a known e-mail with an unsupported country is refused too, naming `country`.
+  if (!isCountrySupported(app, country)) throw countryNotSupported('country')
+  const known = async (): Promise<Identified | undefined> => {
+    const user = await app.storage.users.findByEmail(organizationId, email)
+    return user === undefined ? undefined : { user: { id: user.id, email: user.email }, created: false }
   }
-  const { storage, events } = app
-  const existing = await storage.users.findByEmail(organizationId, email)
-  if (existing !== undefined) return { user: existing, created: false }
-
-  const candidate = newUser(app, organizationId, email, country)
-  const created = await storage.users.create(candidate, [events.build(organizationId, 'core.user.created', { user: candidate.record })])
-  if (created !== undefined) {
-    events.recorded()
-    return { user: created, created: true }
+  const existing = await known()
+  if (existing !== undefined) return existing
+  try {
+    const { user } = await createUser(app, organizationId, { email, address: { country }, primaryCitizenship: country })
+    return { user: { id: user.id, email: user.email }, created: true }
+  } catch (err) {
+    if (!(err instanceof ApiError && err.code === 'email_already_exists')) throw err
+    // A concurrent request created it first: answer as for a known user.
+    const winner = await known()
+    if (winner === undefined) throw err
+    return winner
   }
-  // A concurrent request created it first: answer as for a known user.
-  const winner = await storage.users.findByEmail(organizationId, email)
-  if (winner === undefined) throw new Error('user vanished after a duplicate e-mail')
-  return { user: winner, created: false }
 }
