@@ -7,9 +7,12 @@ import type { WebhooksService } from './service.js'
 
 const SCOPE = 'core.webhooks:management-link'
 
-/** PUBLIC_URL when set; otherwise the address the caller reached us at. */
-const baseUrl = (app: FastifyInstance, request: FastifyRequest): string =>
-  app.config.publicUrl !== '' ? app.config.publicUrl : `${request.protocol}://${request.host}`
+/** PUBLIC_URL when set; otherwise the address the caller reached us at (the listening address without a Host header). */
+function baseUrl (app: FastifyInstance, request: FastifyRequest): string {
+  if (app.config.publicUrl !== '') return app.config.publicUrl
+  const host = request.host !== undefined && request.host !== '' ? request.host : `${app.config.host}:${app.config.port}`
+  return `${request.protocol}://${host}`
+}
 
 export default async function managementLinkRoutes (app: FastifyInstance, { service }: { service: WebhooksService }): Promise<void> {
   app.post('/core/webhooks/management-link', {
