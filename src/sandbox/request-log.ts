@@ -77,6 +77,7 @@ function maskText (text: string): string {
 /** A body as the log shows it: masked, and cut (as text) beyond 4096 characters. */
 function showBody (body: unknown, isText: boolean): { body?: unknown, truncated?: boolean } {
   if (body === undefined || body === null || body === '') return {}
+  if (body instanceof LargeBody) return { body: `[${body.bytes} bytes, not kept]`, truncated: true }
   if (typeof body === 'string') {
     if (isText && body.length <= BODY_LIMIT) {
       try { return { body: maskValues(JSON.parse(body)) } } catch {}
@@ -154,6 +155,16 @@ export function keepPayload (payload: unknown): string | null {
   return text.length > KEEP_LIMIT ? Buffer.from(text.slice(0, KEEP_LIMIT)).toString('utf8') : text
 }
 
+/** A request body is kept by reference, unless its length says it is large (then only its size). */
+function keepBody (request: FastifyRequest): unknown {
+  const length = Number(request.headers['content-length'])
+  return length > KEEP_LIMIT ? new LargeBody(length) : request.body
+}
+
+class LargeBody {
+  constructor (readonly bytes: number) {}
+}
+
 export class RequestLog {
   readonly capacity: number
   readonly #clock: Clock
@@ -179,7 +190,7 @@ export class RequestLog {
       requestId: request.id,
       clientId: request.auth?.clientId ?? null,
       headers: request.headers,
-      body: request.body,
+      body: keepBody(request),
       responseHeaders: reply.getHeaders(),
       payload: keepPayload(payload)
     }

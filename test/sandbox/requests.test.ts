@@ -77,6 +77,11 @@ t.test('long bodies are cut', async t => {
   t.equal(entry.status, 400)
   t.equal(entry.request.truncated, true)
   t.equal(entry.request.body.length, 4096)
+
+  const huge = JSON.stringify({ organizations: [{ id: 'x'.repeat(20_000) }] })
+  await app.inject({ method: 'POST', url: '/_sandbox/fixtures', payload: huge, headers: { 'content-type': 'application/json' } })
+  const [large] = (await readLog(app)).requests
+  t.same(large.request, { headers: large.request.headers, body: `[${Buffer.byteLength(huge)} bytes, not kept]`, truncated: true }, 'a large body is not even held')
 })
 
 t.test('filters: method, path (exact or *), status (exact or class), clientId, limit', async t => {
