@@ -1,6 +1,12 @@
 # syntax=docker/dockerfile:1
 # Build stage: compiles TypeScript and the native SQLite module, then drops dev dependencies.
 FROM node:20-bookworm AS build
+# Compilers for the native module, and Node's headers found offline (see docker/node-headers.sh).
+RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ \
+    && rm -rf /var/lib/apt/lists/*
+COPY docker/node-headers.sh /usr/local/bin/node-headers
+RUN node-headers /opt/node-headers
+ENV npm_config_nodedir=/opt/node-headers
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund

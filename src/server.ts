@@ -3,6 +3,23 @@
 // on SIGINT/SIGTERM (stop accepting, finish in-flight requests, close the database).
 import { ConfigError, loadConfig, type Config } from './config.js'
 import { buildApp } from './app.js'
+import { openStorage, type Storage } from './storage/index.js'
+
+/**
+ * Opens the configured database. Where it cannot be written (a read-only root filesystem with no
+ * volume mounted, say) the sandbox still starts, on an in-memory database, and says so loudly.
+ */
+function openStorageOrMemory (config: Config): Storage {
+  try {
+    return openStorage(config.databasePath)
+  } catch (err) {
+    if (config.databasePath === ':memory:') throw err
+    process.stderr.write(`Warning: the database ${config.databasePath} cannot be opened for writing (${(err as Error).message}); ` +
+      'running on an in-memory database: state will not survive a restart. Mount a writable volume or set DATABASE_PATH.\n')
+    config.databasePath = ':memory: (fallback)'
+    return openStorage(':memory:')
+  }
+}
 
 function banner (config: Config, url: string): string {
   const { clientId, clientSecret, secretFromEnv } = config.demoClient
@@ -32,7 +49,7 @@ async function main (): Promise<void> {
     throw err
   }
 
-  const app = await buildApp({ config })
+  const app = await buildApp({ config, storage: openStorageOrMemory(config) })
   const address = await app.listen({ port: config.port, host: config.host })
   const port = (app.server.address() as { port: number }).port
   const url = config.publicUrl !== '' ? config.publicUrl : address.replace(/:\d+$/, `:${port}`)
