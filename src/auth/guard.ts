@@ -4,7 +4,7 @@ import fp from 'fastify-plugin'
 import { timingSafeEqual, createHash } from 'node:crypto'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import {
-  entityNotFound, insufficientScopes, requestInvalid, subjectNotAllowed, tokenInvalid, unauthorizedAdmin
+  ApiError, entityNotFound, insufficientScopes, requestInvalid, subjectNotAllowed, tokenInvalid, unauthorizedAdmin
 } from '../errors.js'
 import { anyCovers } from './scopes.js'
 
@@ -42,6 +42,14 @@ function bearerToken (request: FastifyRequest): string | undefined {
   return token === '' ? undefined : token
 }
 
+const isBearer = (request: FastifyRequest): boolean => /^bearer(\s|$)/i.test(request.headers.authorization ?? '')
+
+// RFC 6750 section 3.1: a request with no Bearer credentials at all gets the bare challenge.
+function noBearerToken (): ApiError {
+  const e = tokenInvalid()
+  return new ApiError(e.statusCode, e.code, e.message, undefined, { 'www-authenticate': 'Bearer realm="api"' })
+}
+
 const digest = (value: string): Buffer => createHash('sha256').update(value).digest()
 
 async function authGuard (app: FastifyInstance): Promise<void> {
@@ -60,7 +68,7 @@ async function authGuard (app: FastifyInstance): Promise<void> {
     if (requirement === undefined) return
 
     const token = bearerToken(request)
-    if (token === undefined) throw tokenInvalid()
+    if (token === undefined) throw isBearer(request) ? tokenInvalid() : noBearerToken()
     const { client, claims, scopes } = await app.tokens.verify(token)
     const auth: AuthContext = {
       clientId: client.id,
