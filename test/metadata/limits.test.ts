@@ -106,6 +106,18 @@ t.test('values nested deeper than the engine can serialize are 413, never a 5xx'
   t.same(await f.stored(), { a: 1 })
 })
 
+t.test('a PUT body must be a JSON object with at least one member', async t => {
+  const f = await metadataFixture(t)
+  for (const [payload, rule] of [['{}', 'minProperties'], ['[]', 'type'], ['[{"a":1}]', 'type'], ['"text"', 'type'], ['null', 'type'], ['42', 'type']]) {
+    const res = await f.send('PUT', { payload })
+    t.equal(res.statusCode, 400, payload)
+    t.match(res.json(), { code: 'request_invalid', details: { context: 'body', violations: [{ property: '', rule }] } })
+  }
+  const deepWithNames = await f.send('PUT', { payload: '{"constructor":{"a":' + '['.repeat(50_000) + ']'.repeat(50_000) + '},"__proto__x":1}' })
+  t.ok(deepWithNames.statusCode < 500 && deepWithNames.statusCode >= 400, `deep body with telltale names: ${deepWithNames.statusCode}`)
+  t.equal(await f.stored(), undefined)
+})
+
 t.test('a body over the server body limit is 413 in bytes, for JSON Patch bodies too', async t => {
   const app = await build(t, { bodyLimitBytes: 4096 })
   const f = await metadataFixture(t, app)
