@@ -1,7 +1,8 @@
 // POST /core/oauth2/token: client credentials and refresh token grants, refusing exactly what the
 // real service refuses, with its status, `error` and `error_description`.
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import formbody from '@fastify/formbody'
+import basicAuth from '@fastify/basic-auth'
 import { Type } from 'typebox'
 import { OAuthError } from '../errors.js'
 import { TokenRequest, TokenResponse } from '../../schemas/oauth.js'
@@ -32,21 +33,18 @@ function formDecode (value: string): string | undefined {
   }
 }
 
-/**
- * Credentials from HTTP Basic, per RFC 6749 2.3.1: id and secret are form-url-encoded, then joined
- * by a colon and base64-encoded. undefined: no Basic header; null: a Basic header we cannot read.
- */
-function basicCredentials (header: string | undefined): Credentials | null | undefined {
-  if (header === undefined) return undefined
-  const match = /^basic\s+([A-Za-z0-9+/]+={0,2})\s*$/i.exec(header)
-  if (match === null) return /^basic(\s|$)/i.test(header) ? null : undefined
-  const decoded = Buffer.from(match[1], 'base64').toString('utf8')
-  const colon = decoded.indexOf(':')
-  if (colon <= 0) return null
-  const id = formDecode(decoded.slice(0, colon))
-  const secret = formDecode(decoded.slice(colon + 1))
-  if (id === undefined || secret === undefined || id === '') return null
-  return { id, secret }
+/** RFC 6749 2.3.1: inside HTTP Basic, the id and the secret are each form-url-encoded. */
+function basicCredentials (username: string, password: string): Credentials | undefined {
+  const id = formDecode(username)
+  const secret = formDecode(password)
+  return id === undefined || secret === undefined || id === '' ? undefined : { id, secret }
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Client credentials read from HTTP Basic by @fastify/basic-auth on the token route. */
+    basicCredentials: Credentials | null
+  }
 }
 
 type Form = Record<string, string | string[] | undefined>
@@ -59,6 +57,28 @@ export default async function authRoutes (app: FastifyInstance): Promise<void> {
   app.removeAllContentTypeParsers()
   await app.register(formbody, { bodyLimit: app.config.bodyLimitBytes })
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: app.config.bodyLimitBytes }, (_request, _body, done) => { done(null, NOT_A_FORM) })
+
+  // HTTP Basic parsing (RFC 7617: scheme, token68, control characters, first colon) by
+  // @fastify/basic-auth; the form-url-decoding of RFC 6749 2.3.1 on top. Any failure to read the
+  // header is the same `invalid_client`, with our own challenge.
+  app.decorateRequest('basicCredentials', null)
+  await app.register(basicAuth, {
+    authenticate: false,
+    strictCredentials: false,
+    utf8: true,
+    validate: async (username, password, request) => {
+      const credentials = basicCredentials(username, password)
+      if (credentials === undefined) throw invalidClient(NO_CREDENTIALS)
+      request.basicCredentials = credentials
+    }
+  })
+  const readBasic = (request: FastifyRequest, reply: FastifyReply): Promise<Credentials | null | undefined> => {
+    const header = request.headers.authorization
+    if (header === undefined || !/^[ \t]*basic([ \t]|$)/i.test(header)) return Promise.resolve(undefined)
+    return new Promise(resolve => {
+      app.basicAuth(request, reply, (err?: Error) => { resolve(err === undefined ? request.basicCredentials : null) })
+    })
+  }
 
   const requestId = `x-${app.config.serviceName}-request-id`
   const requestIdHeader = { type: 'string', format: 'uuid', description: 'Identifies the request for the service operator.' }
@@ -116,7 +136,7 @@ export default async function authRoutes (app: FastifyInstance): Promise<void> {
       throw new OAuthError(400, 'unsupported_grant_type', 'Grant type not supported')
     }
 
-    const basic = basicCredentials(request.headers.authorization)
+    const basic = await readBasic(request, reply)
     const inBody = form.client_id !== undefined || form.client_secret !== undefined
     if (basic !== undefined && inBody) throw invalidRequest('Client credentials must be sent in one way only')
     if (basic === null) throw invalidClient(NO_CREDENTIALS)
