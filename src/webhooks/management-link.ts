@@ -4,6 +4,7 @@ import { commonErrorResponses } from '../../schemas/common.js'
 import { ManagementLinkResponse } from '../../schemas/webhooks.js'
 import { oauthSecurity } from '../auth/guard.js'
 import type { WebhooksService } from './service.js'
+import { acceptEmptyJson } from './empty-json.js'
 
 const SCOPE = 'core.webhooks:management-link'
 
@@ -15,6 +16,8 @@ function baseUrl (app: FastifyInstance, request: FastifyRequest): string {
 }
 
 export default async function managementLinkRoutes (app: FastifyInstance, { service }: { service: WebhooksService }): Promise<void> {
+  acceptEmptyJson(app)
+
   app.post('/core/webhooks/management-link', {
     config: { auth: { scopes: [SCOPE], subjects: ['client'] } },
     schema: {

@@ -12,6 +12,7 @@ import {
   type CreateEndpointRequest, type UpdateEndpointRequest
 } from '../../schemas/webhooks.js'
 import type { WebhooksService } from './service.js'
+import { acceptEmptyJson } from './empty-json.js'
 
 const ORGANIZATION = 'The organization is `organizationId` from the body or the query, else the demo organization; an unknown one is 404 `entity_not_found` (`organization`).'
 const admin = { admin: true }
@@ -22,6 +23,8 @@ const adminErrors = {
 }
 
 export default async function sandboxWebhookRoutes (app: FastifyInstance, { service }: { service: WebhooksService }): Promise<void> {
+  acceptEmptyJson(app)
+
   /** The organization a call is about; it must exist. */
   async function organizationOf (request: FastifyRequest): Promise<string> {
     const body = request.body as { organizationId?: string } | null | undefined

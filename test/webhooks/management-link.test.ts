@@ -23,6 +23,19 @@ t.test('201 { managementLink: { url, expiresAt } }: a portal URL and now + the T
   t.not(again.json().managementLink.url, body.managementLink.url, 'every link is new')
 })
 
+t.test('no body is needed: an empty JSON body or an empty object is accepted, malformed JSON is 400', async t => {
+  const app = await build(t)
+  const token = await accessToken(app, { scope: SCOPE })
+  const headers = { ...bearer(token), 'content-type': 'application/json' }
+  for (const payload of ['', '{}']) {
+    const res = await app.inject({ method: 'POST', url: URL, headers, payload })
+    t.equal(res.statusCode, 201, JSON.stringify(payload))
+  }
+  const bad = await app.inject({ method: 'POST', url: URL, headers, payload: '{nope' })
+  t.equal(bad.statusCode, 400)
+  t.same(bad.json().details, { context: 'body', violations: [{ property: '', rule: 'format', ruleParams: { format: 'json' } }] })
+})
+
 t.test('PUBLIC_URL and MANAGEMENT_LINK_TTL_SECONDS shape the link', async t => {
   const app = await build(t, { publicUrl: 'https://sandbox.example.test', managementLinkTtlSeconds: 60 })
   const link = await managementLink(app)

@@ -48,6 +48,9 @@ t.test('organizationId in the body or the query picks the organization; a foreig
   t.same(unknown.json(), { code: 'entity_not_found', message: 'The organization cannot be found', details: { entity: 'organization' } })
   const badUrl = await app.inject({ method: 'POST', url: '/_sandbox/webhooks/endpoints', payload: { url: 'file:///etc/passwd' } })
   t.equal(badUrl.statusCode, 400)
+  const noBody = await app.inject({ method: 'POST', url: '/_sandbox/webhooks/endpoints', headers: { 'content-type': 'application/json' }, payload: '' })
+  t.equal(noBody.statusCode, 400)
+  t.same(noBody.json().details, { context: 'body', violations: [{ property: '', rule: 'type', ruleParams: { type: 'object' } }] })
 })
 
 t.test('messages: listed with attempts for every organization or one; replay and test events', async t => {
