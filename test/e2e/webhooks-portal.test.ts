@@ -4,6 +4,8 @@
 // the page turn into the expired notice once the sandbox clock passes expiresAt.
 import t from 'tap'
 import { existsSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { chromium, type Browser } from 'playwright-core'
 import { Webhook } from 'standardwebhooks'
 import { basic, build, DEMO_ID, DEMO_SECRET } from '../helpers.js'
@@ -100,7 +102,8 @@ t.test('a person manages webhooks through the management link in a browser', { s
   const [, test] = await receiver.waitFor(2)
   t.equal((new Webhook(secret).verify(test.body, Object.fromEntries(Object.entries(test.headers).map(([k, v]) => [k, String(v)]))) as { type: string }).type, 'webhook.test')
 
-  await page.screenshot({ path: '/tmp/portal.png', fullPage: true })
+  // For a person to look at; never committed.
+  await page.screenshot({ path: join(tmpdir(), 'portal.png'), fullPage: true })
 
   // Past expiresAt by the sandbox clock, the open page turns into the expired notice, and so does a reload.
   app.clock.set(Date.parse(managementLink.expiresAt) + 1000)
@@ -109,7 +112,7 @@ t.test('a person manages webhooks through the management link in a browser', { s
   const reloaded = await page.reload()
   t.equal(reloaded?.status(), 410)
   await page.getByRole('heading', { name: 'This link has expired' }).waitFor()
-  await page.screenshot({ path: '/tmp/portal-expired.png' })
+  await page.screenshot({ path: join(tmpdir(), 'portal-expired.png') })
 
   t.same(problems, [], 'no script errors and no content-security-policy violations')
   t.same(outside, [], 'nothing fetched from elsewhere')
