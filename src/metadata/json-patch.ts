@@ -1,8 +1,14 @@
-// JSON Patch (RFC 6902) over JSON Pointer (RFC 6901), written here rather than taken from
-// fast-json-patch because that library reads through the prototype chain (`remove /toString`
-// "succeeds", `copy` from `/constructor` copies a function) and mutates in place. Here every
-// lookup is an own property, writes define own properties (so `__proto__` is an ordinary name and
-// nothing can reach Object.prototype), and the input document is never touched.
+// JSON Patch (RFC 6902) applied by fast-json-patch, inside a guard of ours. The guard exists because
+// the library reads through the prototype chain (`remove /toString` "succeeds", `replace
+// /constructor` works on a document without that member, `copy` from `/constructor` copies a
+// function) and mutates what it is given. So the library works on a deep copy (a failing patch
+// leaves the stored document untouched); before each operation an own-property JSON Pointer walk
+// (RFC 6901) checks every location it reads, so the prototype chain is never consulted; and every
+// error it throws becomes a JsonPatchFailure naming the operation, never a 5xx.
+import fjp, { type Operation } from 'fast-json-patch'
+
+// CommonJS: Node's ESM loader exposes its members on the default export only.
+const { applyOperation, validate, JsonPatchError } = fjp
 
 export type JsonPatchOp = 'add' | 'remove' | 'replace' | 'move' | 'copy' | 'test'
 
@@ -28,7 +34,7 @@ export class JsonPatchFailure extends Error {
   }
 }
 
-/** The document grew past `maxLength` characters while patching (a `copy` can double it each time). */
+/** The patch did more work than `maxLength` allows (a `copy` can double the document each time). */
 export class JsonPatchTooLarge extends Error {
   constructor () {
     super('The patched document is too large')
@@ -37,6 +43,7 @@ export class JsonPatchTooLarge extends Error {
 }
 
 type Container = Record<string, unknown> | unknown[]
+type Fail = (reason: string) => never
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
 const isContainer = (v: unknown): v is Container => typeof v === 'object' && v !== null
@@ -51,161 +58,157 @@ export function parsePointer (pointer: string): string[] | undefined {
   return tokens.map(t => t.replace(/~1/g, '/').replace(/~0/g, '~'))
 }
 
-const has = (container: Container, token: string): boolean => Array.isArray(container)
-  ? ARRAY_INDEX.test(token) && Number(token) < container.length
-  : Object.hasOwn(container, token)
-
-const child = (container: Container, token: string): unknown =>
-  Array.isArray(container) ? container[Number(token)] : container[token]
-
-/** Structural equality as RFC 6902 4.6 defines it for `test`. */
-function equal (a: unknown, b: unknown): boolean {
-  if (a === b) return true
-  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((v, i) => equal(v, b[i]))
-  if (isObject(a) && isObject(b)) {
-    const keys = Object.keys(a)
-    return keys.length === Object.keys(b).length && keys.every(k => Object.hasOwn(b, k) && equal(a[k], b[k]))
-  }
-  return false
-}
-
-class Patcher {
-  doc: unknown
-  constructor (doc: unknown) { this.doc = doc }
-
-  /** The value at `tokens`, or `missing` naming the first token that does not resolve. */
-  locate (tokens: string[]): { found: true, value: unknown } | { found: false, at: string } {
-    let node = this.doc
-    for (let i = 0; i < tokens.length; i++) {
-      if (!isContainer(node) || !has(node, tokens[i])) return { found: false, at: pointerOf(tokens.slice(0, i + 1)) }
-      node = child(node, tokens[i])
-    }
-    return { found: true, value: node }
-  }
-
-  /** The container that holds (or will hold) the last token. */
-  parent (tokens: string[], fail: (reason: string) => never): Container {
-    const found = this.locate(tokens.slice(0, -1))
-    if (!found.found) fail(`the path ${found.at} does not exist`)
-    if (!isContainer(found.value)) fail(`the value at ${pointerOf(tokens.slice(0, -1))} is neither an object nor an array`)
-    return found.value
-  }
-
-  add (tokens: string[], value: unknown, fail: (reason: string) => never): void {
-    if (tokens.length === 0) { this.doc = value; return }
-    const parent = this.parent(tokens, fail)
-    const key = tokens[tokens.length - 1]
-    if (Array.isArray(parent)) {
-      if (key === '-') { parent.push(value); return }
-      if (!ARRAY_INDEX.test(key)) fail(`${key} is not an array index`)
-      if (Number(key) > parent.length) fail(`the index ${key} is out of bounds (array length ${parent.length})`)
-      parent.splice(Number(key), 0, value)
-      return
-    }
-    // An own data property even for `__proto__`: assignment would set the prototype instead.
-    Object.defineProperty(parent, key, { value, writable: true, enumerable: true, configurable: true })
-  }
-
-  remove (tokens: string[], fail: (reason: string) => never): unknown {
-    if (tokens.length === 0) fail('the whole document cannot be removed')
-    const { parent, key } = this.existing(tokens, fail)
-    if (Array.isArray(parent)) return parent.splice(Number(key), 1)[0]
-    const value = parent[key]
-    delete parent[key]
-    return value
-  }
-
-  /** Replaces an existing value where it stands (an object member keeps its place). */
-  replace (tokens: string[], value: unknown, fail: (reason: string) => never): void {
-    if (tokens.length === 0) { this.doc = value; return }
-    const { parent, key } = this.existing(tokens, fail)
-    if (Array.isArray(parent)) parent[Number(key)] = value
-    else Object.defineProperty(parent, key, { value, writable: true, enumerable: true, configurable: true })
-  }
-
-  existing (tokens: string[], fail: (reason: string) => never): { parent: Container, key: string } {
-    const parent = this.parent(tokens, fail)
-    const key = tokens[tokens.length - 1]
-    if (!has(parent, key)) fail(`the path ${pointerOf(tokens)} does not exist`)
-    return { parent, key }
-  }
-
-  get (tokens: string[], fail: (reason: string) => never, what = 'path'): unknown {
-    const found = this.locate(tokens)
-    if (!found.found) fail(`the ${what} ${found.at} does not exist`)
-    return found.value
-  }
-}
-
 function pointerOf (tokens: string[]): string {
   return tokens.map(t => '/' + t.replace(/~/g, '~0').replace(/\//g, '~1')).join('')
 }
 
-/**
- * Applies `patch` to a copy of `document` and returns the result. Throws JsonPatchFailure for the
- * first operation that does not apply (the input is untouched either way), and JsonPatchTooLarge
- * when the document would exceed `maxLength` characters of JSON along the way.
- */
-export function applyJsonPatch (document: unknown, patch: readonly JsonPatchOperation[], maxLength: number): unknown {
+const has = (container: Container, token: string): boolean => Array.isArray(container)
+  ? ARRAY_INDEX.test(token) && Number(token) < container.length
+  : Object.hasOwn(container, token)
+
+/** The value at `tokens` through own members only, or the first prefix that names nothing. */
+function locate (doc: unknown, tokens: string[]): { found: true, value: unknown } | { found: false, at: string } {
+  let node = doc
+  for (let i = 0; i < tokens.length; i++) {
+    if (!isContainer(node) || !has(node, tokens[i])) return { found: false, at: pointerOf(tokens.slice(0, i + 1)) }
+    node = Array.isArray(node) ? node[Number(tokens[i])] : node[tokens[i]]
+  }
+  return { found: true, value: node }
+}
+
+function existing (doc: unknown, tokens: string[], fail: Fail, what = 'path'): unknown {
+  const found = locate(doc, tokens)
+  return found.found ? found.value : fail(`the ${what} ${found.at} does not exist`)
+}
+
+/** Where add, move and copy put a value: an existing container, and in an array an index up to its length or "-". */
+function checkTarget (doc: unknown, tokens: string[], fail: Fail): void {
+  if (tokens.length === 0) return
+  const parentTokens = tokens.slice(0, -1)
+  const parent = existing(doc, parentTokens, fail)
+  if (!isContainer(parent)) fail(`the value at ${pointerOf(parentTokens)} is neither an object nor an array`)
+  const key = tokens[tokens.length - 1]
+  if (!Array.isArray(parent) || key === '-') return
+  if (!ARRAY_INDEX.test(key)) fail(`${key} is not an array index`)
+  if (Number(key) > parent.length) fail(`the index ${key} is out of bounds (array length ${parent.length})`)
+}
+
+/** JSON text of a value; one nested past the engine's stack is too large to store, whatever its length. */
+function serialize (value: unknown): string {
   try {
-    return apply(document, patch, maxLength)
+    return JSON.stringify(value)
   } catch (err) {
-    // A value nested so deeply that the engine's stack runs out: no size limit would let it through.
     if (err instanceof RangeError) throw new JsonPatchTooLarge()
     throw err
   }
 }
 
-function apply (document: unknown, patch: readonly JsonPatchOperation[], maxLength: number): unknown {
-  // Every value that enters the document is copied and counted: the count bounds the work.
-  let length = 0
-  const grow = (value: unknown): unknown => {
-    const text = JSON.stringify(value)
-    length += text.length
-    if (length > maxLength) throw new JsonPatchTooLarge()
-    return JSON.parse(text)
+/** The library's error in words: its message holds the whole document, so it is not shown. */
+function reasonOf (err: InstanceType<typeof JsonPatchError>): string {
+  const op = isObject(err.operation) ? err.operation : {}
+  switch (err.name) {
+    case 'TEST_OPERATION_FAILED': return `the value at ${String(op.path)} is not equal to the test value`
+    case 'OPERATION_PATH_UNRESOLVABLE': return `the path ${String(op.path)} does not exist`
+    case 'OPERATION_FROM_UNRESOLVABLE': return `the from ${String(op.from)} does not exist`
+    case 'OPERATION_PATH_CANNOT_ADD': return `the parent of ${String(op.path)} does not exist`
+    case 'OPERATION_PATH_ILLEGAL_ARRAY_INDEX': return `${String(op.path)} does not end in an array index`
+    case 'OPERATION_VALUE_OUT_OF_BOUNDS': return `the index in ${String(op.path)} is out of bounds`
+    case 'OPERATION_VALUE_REQUIRED': return 'value is required'
+    case 'OPERATION_VALUE_CANNOT_CONTAIN_UNDEFINED': return 'value must be a JSON value'
+    case 'OPERATION_FROM_REQUIRED': return 'from is required'
+    case 'OPERATION_PATH_INVALID': return `path ${String(op.path)} is not a JSON pointer`
+    case 'OPERATION_OP_INVALID': return `${String(op.op)} is not an operation`
+    default: return err.message.split('\n')[0]
   }
-  const patcher = new Patcher(grow(document))
+}
 
+/** One operation through the library, on a document that is ours to change. */
+function run (doc: unknown, operation: Operation): { newDocument: unknown, removed?: unknown } {
+  return applyOperation(doc, operation, /* validateOperation */ true, /* mutateDocument */ true, /* banPrototypeModifications */ true)
+}
+
+/** Checks `operation` against `doc` with own-property lookups, then has the library apply it. */
+function guarded (doc: unknown, operation: JsonPatchOperation, fail: Fail): unknown {
+  const { op, path } = operation
+  // Values entering the document are copied (the patch's own never share state with it) before
+  // validation, so one nested too deep for the engine is too large rather than malformed.
+  const value = (op === 'add' || op === 'replace') && Object.hasOwn(operation, 'value')
+    ? JSON.parse(serialize(operation.value))
+    : operation.value
+  const invalid = validate([operation as Operation])
+  if (invalid !== undefined) fail(reasonOf(invalid))
+  const pointer = (text: string | undefined, name: string): string[] => parsePointer(text ?? '') ?? fail(`${name} ${String(text)} is not a JSON pointer`)
+  const tokens = pointer(path, 'path')
+  // The library's banPrototypeModifications refuses these too; here the client learns why.
+  if (tokens.some((t, i) => t === '__proto__' || (t === 'prototype' && tokens[i - 1] === 'constructor'))) {
+    fail(`the path ${path} names __proto__ or constructor/prototype, which no metadata may hold`)
+  }
+  switch (op) {
+    case 'add':
+      checkTarget(doc, tokens, fail)
+      return run(doc, { op, path, value }).newDocument
+    case 'remove':
+      if (tokens.length === 0) fail('the whole document cannot be removed')
+      existing(doc, tokens, fail)
+      return run(doc, { op, path }).newDocument
+    case 'replace':
+      existing(doc, tokens, fail)
+      return run(doc, { op, path, value }).newDocument
+    case 'test':
+      existing(doc, tokens, fail)
+      return run(doc, { op, path, value }).newDocument
+    case 'copy': {
+      const from = operation.from ?? ''
+      existing(doc, pointer(from, 'from'), fail, 'from')
+      checkTarget(doc, tokens, fail)
+      return run(doc, { op, from, path }).newDocument
+    }
+    case 'move': {
+      const from = operation.from ?? ''
+      const source = pointer(from, 'from')
+      existing(doc, source, fail, 'from')
+      const within = tokens.length >= source.length && source.every((t, i) => t === tokens[i])
+      if (within && tokens.length === source.length) return doc
+      // RFC 6902 4.4: a location cannot be moved into one of its children.
+      if (within) fail(`${from} cannot be moved into its own child ${path}`)
+      // As RFC 6902 4.4 defines it, remove then add, so the target is checked against the document
+      // without the moved value (the library's own move adds unchecked, and clones the target first).
+      const removed = run(doc, { op: 'remove', path: from })
+      checkTarget(removed.newDocument, tokens, fail)
+      return run(removed.newDocument, { op: 'add', path, value: removed.removed }).newDocument
+    }
+    default:
+      return fail(`${String(op)} is not an operation`)
+  }
+}
+
+/**
+ * Applies `patch` to a copy of `document` and returns the result. Throws JsonPatchFailure for the
+ * first operation that does not apply (the input is untouched either way), and JsonPatchTooLarge
+ * when the work done passes `maxLength`: each operation counts the JSON length of the document it
+ * leaves, which bounds the library's walks and clones and stops a `copy` doubling the document.
+ */
+export function applyJsonPatch (document: unknown, patch: readonly JsonPatchOperation[], maxLength: number): unknown {
+  let work = 0
+  const count = (doc: unknown): void => {
+    work += serialize(doc).length
+    if (work > maxLength) throw new JsonPatchTooLarge()
+  }
+  count(document)
+  let doc: unknown = structuredClone(document)
   patch.forEach((operation, index) => {
     const fail = (reason: string): never => { throw new JsonPatchFailure(index, operation, `${operation.op} operation failed: ${reason}`) }
-    const pointer = (text: string | undefined, name: string): string[] => text === undefined
-      ? fail(`${name} is required`)
-      : parsePointer(text) ?? fail(`${name} ${text} is not a JSON pointer`)
-    // RFC 6902 4: members an operation does not define (a `from` on `add`, ...) are ignored.
-    const value = (): unknown => Object.hasOwn(operation, 'value') ? operation.value : fail('value is required')
-    const path = pointer(operation.path, 'path')
-    switch (operation.op) {
-      case 'add':
-        patcher.add(path, grow(value()), fail)
-        break
-      case 'remove':
-        patcher.remove(path, fail)
-        break
-      case 'replace':
-        patcher.replace(path, grow(value()), fail)
-        break
-      case 'move': {
-        const from = pointer(operation.from, 'from')
-        patcher.get(from, fail, 'from')
-        const within = path.length >= from.length && from.every((t, i) => t === path[i])
-        if (within && path.length === from.length) break
-        // RFC 6902 4.4: a location cannot be moved into one of its children.
-        if (within) fail(`${operation.from} cannot be moved into its own child ${operation.path}`)
-        patcher.add(path, patcher.remove(from, fail), fail)
-        break
-      }
-      case 'copy':
-        patcher.add(path, grow(patcher.get(pointer(operation.from, 'from'), fail, 'from')), fail)
-        break
-      case 'test':
-        if (!equal(patcher.get(path, fail), value())) fail(`the value at ${operation.path} is not equal to the test value`)
-        break
-      default:
-        fail(`${String(operation.op)} is not an operation`)
+    try {
+      doc = guarded(doc, operation, fail)
+    } catch (err) {
+      if (err instanceof JsonPatchFailure || err instanceof JsonPatchTooLarge) throw err
+      // Anything else the library throws (a RangeError on a deeply nested test value, a TypeError
+      // comparing a value with a member named hasOwnProperty) is still this operation failing.
+      fail(err instanceof JsonPatchError ? reasonOf(err) : 'the operation cannot be applied to this document')
     }
+    count(doc)
   })
-  return patcher.doc
+  return doc
 }
 
 /**

@@ -1,5 +1,6 @@
-// The JSON Patch engine against RFC 6902 (its Appendix A examples) and RFC 6901, plus what the
-// RFCs leave to implementations: own properties only, no shared values, the input untouched.
+// JSON Patch (fast-json-patch inside our guard) against RFC 6902 (its Appendix A examples) and
+// RFC 6901, plus what the RFCs leave to implementations: own properties only, no shared values,
+// the input untouched, no path that reaches a prototype.
 import t from 'tap'
 import { JsonPatchFailure, JsonPatchTooLarge, applyJsonPatch, hasForbiddenMember, parsePointer, type JsonPatchOperation } from '../../src/metadata/json-patch.js'
 
@@ -80,20 +81,63 @@ t.test('lookups see own members only: inherited names do not exist', async t => 
   failure({ a: [1] }, [{ op: 'test', path: '/a/length', value: 1 }])
 })
 
-t.test('__proto__, constructor and prototype are ordinary member names and never reach a prototype', async t => {
+t.test('paths naming __proto__ or constructor/prototype fail; the names alone are ordinary; Object.prototype is untouched', async t => {
+  const prototypeBefore = Object.getOwnPropertyNames(Object.prototype)
+  // fast-json-patch cannot hold an own __proto__ member (assigning one sets the prototype), and a
+  // PUT could not store one either, so such paths are refused rather than stored.
+  const refused: unknown[][] = [
+    [{ op: 'add', path: '/__proto__', value: { polluted: true } }],
+    [{ op: 'add', path: '/__proto__/polluted', value: true }],
+    [{ op: 'replace', path: '/__proto__', value: { polluted: true } }],
+    [{ op: 'copy', from: '/o', path: '/__proto__' }],
+    [{ op: 'move', from: '/o', path: '/__proto__' }],
+    [{ op: 'add', path: '/list/0/__proto__', value: { polluted: true } }],
+    [{ op: 'add', path: '/constructor', value: {} }, { op: 'add', path: '/constructor/prototype', value: { polluted: true } }],
+    [{ op: 'add', path: '/constructor', value: { prototype: {} } }, { op: 'add', path: '/constructor/prototype/polluted', value: true }]
+  ]
+  for (const patch of refused) {
+    const last = patch[patch.length - 1] as { op: string, path: string }
+    t.match(failure({ o: { polluted: true }, list: [{}] }, patch), { index: patch.length - 1, op: last.op, path: last.path, message: /names __proto__ or constructor\/prototype/ }, JSON.stringify(patch))
+  }
+  for (const path of ['/__proto__', '/__proto__/polluted', '/constructor/prototype', '/prototype']) {
+    failure({ a: 1 }, [{ op: 'copy', from: path, path: '/b' }])
+    failure({ a: 1 }, [{ op: 'move', from: path, path: '/b' }])
+  }
+
   const result = apply({ a: 1 }, [
-    { op: 'add', path: '/__proto__', value: { polluted: true } },
-    { op: 'add', path: '/constructor', value: { prototype: { polluted: true } } },
-    { op: 'add', path: '/constructor/prototype/polluted2', value: true }
+    { op: 'add', path: '/constructor', value: { x: 1 } },
+    { op: 'add', path: '/prototype', value: { polluted: true } },
+    { op: 'add', path: '/constructor/y', value: 2 },
+    { op: 'copy', from: '/prototype', path: '/toString' },
+    { op: 'replace', path: '/constructor/x', value: 0 },
+    { op: 'test', path: '/toString', value: { polluted: true } }
   ]) as Record<string, unknown>
+  t.equal(JSON.stringify(result), '{"a":1,"constructor":{"x":0,"y":2},"prototype":{"polluted":true},"toString":{"polluted":true}}', 'once added, the names are own members like any other')
   t.equal(Object.getPrototypeOf(result), Object.prototype, 'the result keeps its prototype')
-  t.ok(Object.hasOwn(result, '__proto__'), '__proto__ is an own member')
-  t.equal(JSON.stringify(result), '{"a":1,"__proto__":{"polluted":true},"constructor":{"prototype":{"polluted":true,"polluted2":true}}}')
   t.equal(({} as Record<string, unknown>).polluted, undefined, 'Object.prototype is untouched')
-  t.equal(({} as Record<string, unknown>).polluted2, undefined)
-  t.ok(hasForbiddenMember(result), 'such a result is flagged')
+  t.equal(({} as Record<string, unknown>).y, undefined)
+  t.same(Object.getOwnPropertyNames(Object.prototype), prototypeBefore)
+  t.equal(typeof Object.prototype.toString, 'function')
+  t.equal(Object.prototype.constructor, Object)
+  t.ok(hasForbiddenMember(JSON.parse('{"a":1,"__proto__":{"polluted":true}}')), 'such a result is flagged')
   t.notOk(hasForbiddenMember({ constructor: 1, prototype: 2, nested: [{ a: { constructor: { b: 1 } } }] }), 'the names alone are allowed')
   t.ok(hasForbiddenMember({ nested: [{ constructor: { prototype: {} } }] }))
+})
+
+t.test('inherited names fail as the operation that names them, with the reason in words', async t => {
+  t.match(failure({ a: 1 }, [{ op: 'remove', path: '/toString' }]), { index: 0, op: 'remove', path: '/toString', message: 'remove operation failed: the path /toString does not exist' })
+  t.match(failure({ a: 1 }, [{ op: 'replace', path: '/constructor', value: 1 }]), { index: 0, op: 'replace', path: '/constructor', message: 'replace operation failed: the path /constructor does not exist' })
+  t.match(failure({ a: 1 }, [{ op: 'copy', from: '/constructor', path: '/b' }]), { index: 0, op: 'copy', path: '/b', message: 'copy operation failed: the from /constructor does not exist' })
+  t.match(failure({ a: 1 }, [{ op: 'test', path: '/a', value: 2 }]), { message: 'test operation failed: the value at /a is not equal to the test value' })
+  // A limit of fast-json-patch's equality (it calls value.hasOwnProperty): such a test fails, as a 422.
+  t.match(failure({ o: { hasOwnProperty: 1 } }, [{ op: 'test', path: '/o', value: { hasOwnProperty: 1 } }]), { index: 0, op: 'test', path: '/o', message: 'test operation failed: the operation cannot be applied to this document' })
+})
+
+t.test('move removes, then adds where the target is in the document without the moved value', async t => {
+  t.match(failure({ x: [1, 2] }, [{ op: 'move', from: '/x/0', path: '/x/2' }]), { op: 'move', message: /out of bounds \(array length 1\)/ })
+  t.match(failure({ x: [{}, {}, 7] }, [{ op: 'move', from: '/x/0', path: '/x/1/y' }]), { op: 'move', message: /neither an object nor an array/ })
+  t.same(apply({ x: [1, 2, 3] }, [{ op: 'move', from: '/x/0', path: '/x/2' }]), { x: [2, 3, 1] })
+  t.same(apply({ a: 1, b: { c: 2 } }, [{ op: 'move', from: '/a', path: '/b' }]), { b: 1 }, 'a move over an existing member replaces it')
 })
 
 t.test('a location cannot be moved into its own child', async t => {

@@ -189,3 +189,23 @@ t.test('a patch cannot produce what no PUT may carry: a __proto__ member', async
   t.same(plainCtor.json(), { metadata: { a: 1, constructor: 'fine', prototype: 'fine' } })
   t.equal(({} as Record<string, unknown>).polluted, undefined)
 })
+
+t.test('inherited names are no members: remove /toString, replace /constructor, copy from /constructor are 422', async t => {
+  const f = await metadataFixture(t)
+  await f.send('PUT', { payload: { a: 1 } })
+  const cases: Array<[Record<string, unknown>, string]> = [
+    [{ op: 'remove', path: '/toString' }, 'remove operation failed: the path /toString does not exist'],
+    [{ op: 'replace', path: '/constructor', value: 'x' }, 'replace operation failed: the path /constructor does not exist'],
+    [{ op: 'copy', from: '/constructor', path: '/b' }, 'copy operation failed: the from /constructor does not exist'],
+    [{ op: 'move', from: '/hasOwnProperty', path: '/b' }, 'move operation failed: the from /hasOwnProperty does not exist'],
+    [{ op: 'test', path: '/valueOf', value: null }, 'test operation failed: the path /valueOf does not exist']
+  ]
+  for (const [operation, reason] of cases) {
+    const res = await f.send('PATCH', { payload: [{ op: 'add', path: '/c', value: 3 }, operation] })
+    t.equal(res.statusCode, 422, JSON.stringify(operation))
+    t.same(res.json(), { ...PATCH_FAILED, details: { operation: { index: 1, op: operation.op, path: operation.path }, reason } })
+  }
+  t.same(await f.stored(), { a: 1 }, 'nothing changed, not even the operations before the failing one')
+  t.equal(Object.prototype.toString.call({}), '[object Object]')
+  t.equal(Object.prototype.constructor, Object)
+})
