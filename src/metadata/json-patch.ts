@@ -78,7 +78,8 @@ function locate (doc: unknown, tokens: string[]): { found: true, value: unknown 
 
 function existing (doc: unknown, tokens: string[], fail: Fail, what = 'path'): unknown {
   const found = locate(doc, tokens)
-  return found.found ? found.value : fail(`the ${what} ${found.at} does not exist`)
+  // Worded like the real service's answers: "doc is missing path: /region: missing value".
+  return found.found ? found.value : fail(`doc is missing ${what === 'path' ? 'path' : 'from path'}: ${found.at}: missing value`)
 }
 
 /** Where add, move and copy put a value: an existing container, and in an array an index up to its length or "-". */
@@ -108,8 +109,8 @@ function reasonOf (err: InstanceType<typeof JsonPatchError>): string {
   const op = isObject(err.operation) ? err.operation : {}
   switch (err.name) {
     case 'TEST_OPERATION_FAILED': return `the value at ${String(op.path)} is not equal to the test value`
-    case 'OPERATION_PATH_UNRESOLVABLE': return `the path ${String(op.path)} does not exist`
-    case 'OPERATION_FROM_UNRESOLVABLE': return `the from ${String(op.from)} does not exist`
+    case 'OPERATION_PATH_UNRESOLVABLE': return `doc is missing path: ${String(op.path)}: missing value`
+    case 'OPERATION_FROM_UNRESOLVABLE': return `doc is missing from path: ${String(op.from)}: missing value`
     case 'OPERATION_PATH_CANNOT_ADD': return `the parent of ${String(op.path)} does not exist`
     case 'OPERATION_PATH_ILLEGAL_ARRAY_INDEX': return `${String(op.path)} does not end in an array index`
     case 'OPERATION_VALUE_OUT_OF_BOUNDS': return `the index in ${String(op.path)} is out of bounds`
@@ -197,7 +198,7 @@ export function applyJsonPatch (document: unknown, patch: readonly JsonPatchOper
   count(document)
   let doc: unknown = structuredClone(document)
   patch.forEach((operation, index) => {
-    const fail = (reason: string): never => { throw new JsonPatchFailure(index, operation, `${operation.op} operation failed: ${reason}`) }
+    const fail = (reason: string): never => { throw new JsonPatchFailure(index, operation, `${operation.op} operation does not apply: ${reason}`) }
     try {
       doc = guarded(doc, operation, fail)
     } catch (err) {

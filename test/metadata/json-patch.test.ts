@@ -125,12 +125,12 @@ t.test('paths naming __proto__ or constructor/prototype fail; the names alone ar
 })
 
 t.test('inherited names fail as the operation that names them, with the reason in words', async t => {
-  t.match(failure({ a: 1 }, [{ op: 'remove', path: '/toString' }]), { index: 0, op: 'remove', path: '/toString', message: 'remove operation failed: the path /toString does not exist' })
-  t.match(failure({ a: 1 }, [{ op: 'replace', path: '/constructor', value: 1 }]), { index: 0, op: 'replace', path: '/constructor', message: 'replace operation failed: the path /constructor does not exist' })
-  t.match(failure({ a: 1 }, [{ op: 'copy', from: '/constructor', path: '/b' }]), { index: 0, op: 'copy', path: '/b', message: 'copy operation failed: the from /constructor does not exist' })
-  t.match(failure({ a: 1 }, [{ op: 'test', path: '/a', value: 2 }]), { message: 'test operation failed: the value at /a is not equal to the test value' })
+  t.match(failure({ a: 1 }, [{ op: 'remove', path: '/toString' }]), { index: 0, op: 'remove', path: '/toString', message: 'remove operation does not apply: doc is missing path: /toString: missing value' })
+  t.match(failure({ a: 1 }, [{ op: 'replace', path: '/constructor', value: 1 }]), { index: 0, op: 'replace', path: '/constructor', message: 'replace operation does not apply: doc is missing path: /constructor: missing value' })
+  t.match(failure({ a: 1 }, [{ op: 'copy', from: '/constructor', path: '/b' }]), { index: 0, op: 'copy', path: '/b', message: 'copy operation does not apply: doc is missing from path: /constructor: missing value' })
+  t.match(failure({ a: 1 }, [{ op: 'test', path: '/a', value: 2 }]), { message: 'test operation does not apply: the value at /a is not equal to the test value' })
   // A limit of fast-json-patch's equality (it calls value.hasOwnProperty): such a test fails, as a 422.
-  t.match(failure({ o: { hasOwnProperty: 1 } }, [{ op: 'test', path: '/o', value: { hasOwnProperty: 1 } }]), { index: 0, op: 'test', path: '/o', message: 'test operation failed: the operation cannot be applied to this document' })
+  t.match(failure({ o: { hasOwnProperty: 1 } }, [{ op: 'test', path: '/o', value: { hasOwnProperty: 1 } }]), { index: 0, op: 'test', path: '/o', message: 'test operation does not apply: the operation cannot be applied to this document' })
 })
 
 t.test('move removes, then adds where the target is in the document without the moved value', async t => {
@@ -162,7 +162,7 @@ t.test('the input and the operations are never modified; copies are not shared',
 t.test('a failing operation reports its index, op and path, and leaves the input as it was', async t => {
   const doc = { a: 1 }
   const err = failure(doc, [{ op: 'add', path: '/b', value: 2 }, { op: 'remove', path: '/a' }, { op: 'remove', path: '/zzz' }])
-  t.match(err, { index: 2, op: 'remove', path: '/zzz', message: 'remove operation failed: the path /zzz does not exist' })
+  t.match(err, { index: 2, op: 'remove', path: '/zzz', message: 'remove operation does not apply: doc is missing path: /zzz: missing value' })
   t.same(doc, { a: 1 })
 })
 

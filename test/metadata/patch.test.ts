@@ -62,7 +62,7 @@ t.test('a failing operation fails the whole patch: 422 with index, op, path and 
     t.same({ code: body.code, message: body.message }, PATCH_FAILED)
     t.same(body.details.operation, operation)
     t.type(body.details.reason, 'string')
-    t.match(body.details.reason, new RegExp(`^${operation.op} operation failed: `))
+    t.match(body.details.reason, new RegExp(`^${operation.op} operation does not apply: `))
   }
   t.same(await f.stored(), { a: 1, items: [1, 2] }, 'nothing changed')
 })
@@ -194,11 +194,11 @@ t.test('inherited names are no members: remove /toString, replace /constructor, 
   const f = await metadataFixture(t)
   await f.send('PUT', { payload: { a: 1 } })
   const cases: Array<[Record<string, unknown>, string]> = [
-    [{ op: 'remove', path: '/toString' }, 'remove operation failed: the path /toString does not exist'],
-    [{ op: 'replace', path: '/constructor', value: 'x' }, 'replace operation failed: the path /constructor does not exist'],
-    [{ op: 'copy', from: '/constructor', path: '/b' }, 'copy operation failed: the from /constructor does not exist'],
-    [{ op: 'move', from: '/hasOwnProperty', path: '/b' }, 'move operation failed: the from /hasOwnProperty does not exist'],
-    [{ op: 'test', path: '/valueOf', value: null }, 'test operation failed: the path /valueOf does not exist']
+    [{ op: 'remove', path: '/toString' }, 'remove operation does not apply: doc is missing path: /toString: missing value'],
+    [{ op: 'replace', path: '/constructor', value: 'x' }, 'replace operation does not apply: doc is missing path: /constructor: missing value'],
+    [{ op: 'copy', from: '/constructor', path: '/b' }, 'copy operation does not apply: doc is missing from path: /constructor: missing value'],
+    [{ op: 'move', from: '/hasOwnProperty', path: '/b' }, 'move operation does not apply: doc is missing from path: /hasOwnProperty: missing value'],
+    [{ op: 'test', path: '/valueOf', value: null }, 'test operation does not apply: doc is missing path: /valueOf: missing value']
   ]
   for (const [operation, reason] of cases) {
     const res = await f.send('PATCH', { payload: [{ op: 'add', path: '/c', value: 3 }, operation] })
