@@ -30,6 +30,8 @@ export function toApiError (err: FastifyError | Error, bodyLimit: number): ApiEr
       return requestInvalid('headers', [{ property: 'content-length', rule: 'format' }])
     case 'FST_ERR_BAD_URL':
       return requestInvalid('params', [{ property: '', rule: 'format', ruleParams: { format: 'uri' } }])
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return new ApiError(414, 'uri_too_long', 'A path parameter is longer than the server accepts')
   }
   if (err instanceof SyntaxError && e.statusCode === 400) return requestInvalid('body', [{ property: '', rule: 'format', ruleParams: { format: 'json' } }])
   if (typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) {
