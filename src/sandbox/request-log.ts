@@ -87,7 +87,9 @@ function showBody (body: unknown, isText: boolean): { body?: unknown, truncated?
   }
   const masked = maskValues(body)
   const text = JSON.stringify(masked)
-  if (text !== undefined && text.length > BODY_LIMIT) return { body: text.slice(0, BODY_LIMIT), truncated: true }
+  // A body no JSON can show (the token endpoint marks one it refused unread with a symbol) is left out.
+  if (text === undefined) return {}
+  if (text.length > BODY_LIMIT) return { body: text.slice(0, BODY_LIMIT), truncated: true }
   return { body: masked }
 }
 
