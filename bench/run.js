@@ -2,13 +2,16 @@
 // Starts the sandbox (compiled, file database, 1 000 users with metadata) and a bare Fastify
 // baseline on this machine, measures each scenario with autocannon after a warm-up, and prints one
 // table with requests/s, p50, p99, errors and the ratio to the baseline (medians over the runs).
+// Other flags: --only get,put (scenario keys), --users 1000, --log-level info,
+// --cpu-prof (profile the sandbox and print its self time per function and file).
 import { spawn, fork } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs'
+import { cpus, tmpdir, totalmem } from 'node:os'
 import { join } from 'node:path'
 import { createServer } from 'node:net'
 import { parseArgs } from 'node:util'
 import autocannon from 'autocannon'
+import { summarize } from './cpuprofile.js'
 
 const { values: opts } = parseArgs({
   options: {
@@ -16,7 +19,10 @@ const { values: opts } = parseArgs({
     warmup: { type: 'string', default: '2' },
     connections: { type: 'string', default: '50' },
     runs: { type: 'string', default: '3' },
-    users: { type: 'string', default: '1000' }
+    users: { type: 'string', default: '1000' },
+    only: { type: 'string' },
+    'log-level': { type: 'string', default: 'info' },
+    'cpu-prof': { type: 'boolean', default: false }
   }
 })
 const DURATION = Number(opts.duration)
@@ -24,6 +30,8 @@ const WARMUP = Number(opts.warmup)
 const CONNECTIONS = Number(opts.connections)
 const RUNS = Number(opts.runs)
 const USERS = Number(opts.users)
+// Users whose metadata no write touches: the 304 requests keep matching their ETags.
+const HOT = Math.min(200, Math.floor(USERS / 2))
 const ID = 'sandbox-demo-client'
 const SECRET = 'sandbox-demo-secret'
 const BASIC = 'Basic ' + Buffer.from(`${ID}:${SECRET}`).toString('base64')
@@ -32,6 +40,7 @@ const freePort = () => new Promise((resolve, reject) => {
   const s = createServer().listen(0, '127.0.0.1', () => { const { port } = s.address(); s.close(() => resolve(port)) }).on('error', reject)
 })
 
+// The high-water mark of the resident set: the peak since the process started.
 const peakRssMb = (pid) => {
   try {
     const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find(l => l.startsWith('VmHWM:'))
@@ -39,11 +48,14 @@ const peakRssMb = (pid) => {
   } catch { return NaN }
 }
 
-async function startSandbox (dir) {
+async function startSandbox (dir, profiles) {
   const port = await freePort()
+  const nodeArgs = opts['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', profiles] : []
   const started = process.hrtime.bigint()
-  const child = spawn(process.execPath, ['dist/src/server.js'], {
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATABASE_PATH: join(dir, 'bench.db'), LOG_LEVEL: 'warn', REQUEST_LOG_SIZE: '1000' },
+  // A clean environment: nothing of the caller's (a rate limit, an admin token) changes the numbers.
+  const child = spawn(process.execPath, [...nodeArgs, 'dist/src/server.js'], {
+    env: { PATH: process.env.PATH, PORT: String(port), HOST: '127.0.0.1', DATABASE_PATH: join(dir, 'bench.db'), LOG_LEVEL: opts['log-level'] },
+    // The log (one JSON line per request at info) goes to /dev/null: written, not kept.
     stdio: ['ignore', 'ignore', 'inherit']
   })
   const url = `http://127.0.0.1:${port}`
@@ -53,10 +65,10 @@ async function startSandbox (dir) {
       if (res.status === 200) break
     } catch {}
     if (child.exitCode !== null) throw new Error('the sandbox exited during start-up')
-    await new Promise(resolve => setTimeout(resolve, 5))
+    await new Promise(resolve => setTimeout(resolve, 2))
   }
   const startupMs = Number(process.hrtime.bigint() - started) / 1e6
-  return { child, url, startupMs }
+  return { child, url, startupMs, sinceStart: () => Number(process.hrtime.bigint() - started) / 1e6 }
 }
 
 async function startBaseline () {
@@ -66,6 +78,13 @@ async function startBaseline () {
   return { child, url: `http://127.0.0.1:${port}` }
 }
 
+async function stop (child) {
+  if (child.exitCode !== null) return
+  const exited = new Promise(resolve => child.once('exit', resolve))
+  child.kill('SIGTERM')
+  await exited
+}
+
 async function json (url, init) {
   const res = await fetch(url, init)
   const text = await res.text()
@@ -73,18 +92,18 @@ async function json (url, init) {
   return { status: res.status, headers: res.headers, body: text === '' ? undefined : JSON.parse(text) }
 }
 
+/** 1 000 users with metadata, created through the API as an integrator would; ETags of the hot ones. */
 async function seed (url) {
   const token = (await json(`${url}/core/oauth2/token`, {
     method: 'POST', headers: { authorization: BASIC, 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=client_credentials'
   })).body.access_token
   const users = []
-  const stamp = Date.now()
   for (let i = 0; i < USERS; i += 50) {
     const batch = await Promise.all(Array.from({ length: Math.min(50, USERS - i) }, (_, k) => json(`${url}/core/users`, {
       method: 'POST',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
       body: JSON.stringify({
-        email: `bench-${stamp}-${i + k}@example.com`,
+        email: `bench-${i + k}@example.com`,
         termsOfService: 'general-gb-fca',
         primaryCitizenship: 'GB',
         address: { country: 'GB' },
@@ -94,23 +113,27 @@ async function seed (url) {
     users.push(...batch.map(r => r.body.user.id))
   }
   const etags = new Map()
-  for (const id of users.slice(0, 200)) {
+  for (const id of users.slice(0, HOT)) {
     const res = await json(`${url}/core/users/me/metadata`, { headers: { authorization: `Bearer ${token}`, 'x-on-behalf-of': `user ${id}` } })
     etags.set(id, res.headers.get('etag'))
   }
   return { token, users, etags }
 }
 
-function measure (url, requests, extra = {}) {
+function measure (url, requests, duration) {
   return new Promise((resolve, reject) => {
-    autocannon({ url, connections: CONNECTIONS, duration: DURATION, requests, ...extra }, (err, result) => err ? reject(err) : resolve(result))
+    autocannon({ url, connections: CONNECTIONS, duration, requests }, (err, result) => err ? reject(err) : resolve(result))
   })
 }
 
-async function scenario (url, requests) {
-  await measure(url, requests, { duration: WARMUP })
-  const r = await measure(url, requests)
-  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.timeouts + (r.non2xx - (r['3xx'] ?? 0)) }
+/** Warm-up, then the measured period. Errors: failed or timed-out requests, and any status not expected. */
+async function scenario (url, { requests, expect }, window = {}) {
+  await measure(url, requests, WARMUP)
+  window.from = window.clock?.()
+  const r = await measure(url, requests, DURATION)
+  window.to = window.clock?.()
+  const unexpected = Object.entries(r.statusCodeStats).reduce((n, [status, { count }]) => expect.includes(Number(status)) ? n : n + count, 0)
+  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.timeouts + unexpected, statuses: r.statusCodeStats }
 }
 
 function cycle (list) {
@@ -118,32 +141,48 @@ function cycle (list) {
   return () => list[i++ % list.length]
 }
 
-function scenarios (state) {
-  const { token, users, etags } = state
-  const auth = { authorization: `Bearer ${token}` }
+/** The metadata GET as a client sends it: the baseline answers the very same requests. */
+function getRequest (token, users) {
   const nextUser = cycle(users)
-  const hot = [...etags.keys()]
-  const nextHot = cycle(hot)
-  const get = {
+  const auth = `Bearer ${token}`
+  return {
     method: 'GET',
     path: '/core/users/me/metadata',
-    setupRequest: (req) => ({ ...req, headers: { ...auth, 'x-on-behalf-of': `user ${nextUser()}` } })
+    setupRequest: (req) => ({ ...req, headers: { authorization: auth, 'x-on-behalf-of': `user ${nextUser()}` } })
   }
+}
+
+function scenarios (state) {
+  const { token, users, etags } = state
+  const auth = `Bearer ${token}`
+  const hot = [...etags.keys()]
+  const written = users.slice(HOT)
+  const get = getRequest(token, users)
+  const nextHot = cycle(hot)
   const notModified = {
     method: 'GET',
     path: '/core/users/me/metadata',
-    setupRequest: (req) => { const id = nextHot(); return { ...req, headers: { ...auth, 'x-on-behalf-of': `user ${id}`, 'if-none-match': etags.get(id) } } }
+    setupRequest: (req) => { const id = nextHot(); return { ...req, headers: { authorization: auth, 'x-on-behalf-of': `user ${id}`, 'if-none-match': etags.get(id) } } }
   }
   let n = 0
+  const nextWritten = cycle(written)
   const put = {
     method: 'PUT',
     path: '/core/users/me/metadata',
-    setupRequest: (req) => ({ ...req, headers: { ...auth, 'content-type': 'application/json', 'x-on-behalf-of': `user ${nextUser()}` }, body: JSON.stringify({ externalId: `ext-${n++}`, tier: 'silver', tags: ['c'] }) })
+    setupRequest: (req) => ({
+      ...req,
+      headers: { authorization: auth, 'content-type': 'application/json', 'x-on-behalf-of': `user ${nextWritten()}` },
+      body: JSON.stringify({ externalId: `ext-${n++}`, tier: 'silver', tags: ['c'], nested: { region: 'us', score: n } })
+    })
   }
   const patch = {
     method: 'PATCH',
     path: '/core/users/me/metadata',
-    setupRequest: (req) => ({ ...req, headers: { ...auth, 'content-type': 'application/json-patch+json', 'x-on-behalf-of': `user ${nextUser()}` }, body: JSON.stringify([{ op: 'replace', path: '/tier', value: `t${n++}` }, { op: 'add', path: '/seen', value: true }]) })
+    setupRequest: (req) => ({
+      ...req,
+      headers: { authorization: auth, 'content-type': 'application/json-patch+json', 'x-on-behalf-of': `user ${nextWritten()}` },
+      body: JSON.stringify([{ op: 'replace', path: '/tier', value: `t${n++}` }, { op: 'add', path: '/seen', value: true }])
+    })
   }
   const token_ = {
     method: 'POST',
@@ -151,56 +190,69 @@ function scenarios (state) {
     headers: { authorization: BASIC, 'content-type': 'application/x-www-form-urlencoded' },
     body: 'grant_type=client_credentials&scope=core.users.metadata%3Aread'
   }
-  const mixed = [get, get, get, get, notModified, notModified, put, patch, token_]
   return [
-    ['GET metadata (X-On-Behalf-Of)', [get]],
-    ['GET 304 (If-None-Match)', [notModified]],
-    ['PUT metadata', [put]],
-    ['PATCH metadata (2 ops)', [patch]],
-    ['Token (client credentials)', [token_]],
-    ['Mixed workload', mixed]
+    { key: 'get', name: 'GET metadata (X-On-Behalf-Of)', requests: [get], expect: [200] },
+    { key: '304', name: 'GET 304 (If-None-Match)', requests: [notModified], expect: [304] },
+    { key: 'put', name: 'PUT metadata', requests: [put], expect: [200] },
+    { key: 'patch', name: 'PATCH metadata (2 ops)', requests: [patch], expect: [200] },
+    { key: 'token', name: 'Token (client credentials)', requests: [token_], expect: [200] },
+    // 4 reads, 2 conditional reads, 1 PUT, 1 PATCH, 1 token per 9 requests.
+    { key: 'mixed', name: 'Mixed workload', requests: [get, get, get, get, notModified, notModified, put, patch, token_], expect: [200, 304] }
   ]
 }
 
-const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)] }
+const only = opts.only === undefined ? undefined : new Set(opts.only.split(','))
+const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s.length % 2 === 1 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2 }
 const fmt = (x, d = 1) => Number.isFinite(x) ? x.toFixed(d) : 'n/a'
+const BASELINE = 'Baseline: bare Fastify GET'
 
 const dir = mkdtempSync(join(tmpdir(), 'sandbox-bench-'))
 const startups = []
 const results = new Map()
+const push = (name, r) => { if (!results.has(name)) results.set(name, []); results.get(name).push(r) }
 let peak = 0
+const began = Date.now()
 try {
   for (let run = 1; run <= RUNS; run++) {
     process.stderr.write(`run ${run}/${RUNS}: starting\n`)
     rmSync(join(dir, 'bench.db'), { force: true })
-    const sandbox = await startSandbox(dir)
+    rmSync(join(dir, 'bench.db-wal'), { force: true })
+    rmSync(join(dir, 'bench.db-shm'), { force: true })
+    const profiles = join(dir, `profiles-${run}`)
+    const sandbox = await startSandbox(dir, profiles)
     startups.push(sandbox.startupMs)
+    const windows = []
     const baseline = await startBaseline()
     try {
+      const seeded = Date.now()
       const state = await seed(sandbox.url)
-      const base = await scenario(baseline.url, [{ method: 'GET', path: '/core/users/me/metadata' }])
-      push('Baseline: bare Fastify GET', base)
-      for (const [name, requests] of scenarios(state)) {
-        process.stderr.write(`run ${run}/${RUNS}: ${name}\n`)
-        push(name, await scenario(sandbox.url, requests))
+      process.stderr.write(`run ${run}/${RUNS}: seeded ${USERS} users in ${Date.now() - seeded} ms\n`)
+      push(BASELINE, await scenario(baseline.url, { requests: [getRequest(state.token, state.users)], expect: [200] }))
+      for (const s of scenarios(state)) {
+        if (only !== undefined && !only.has(s.key)) continue
+        process.stderr.write(`run ${run}/${RUNS}: ${s.name}\n`)
+        const window = { name: s.name, clock: sandbox.sinceStart }
+        windows.push(window)
+        const r = await scenario(sandbox.url, s, window)
+        if (r.errors > 0) process.stderr.write(`  errors: ${r.errors}, statuses ${JSON.stringify(r.statuses)}\n`)
+        push(s.name, r)
       }
       peak = Math.max(peak, peakRssMb(sandbox.child.pid))
     } finally {
-      sandbox.child.kill('SIGTERM')
-      baseline.child.kill('SIGTERM')
-      await new Promise(resolve => sandbox.child.once('exit', resolve))
+      await stop(baseline.child)
+      await stop(sandbox.child)
+    }
+    if (opts['cpu-prof']) {
+      // The profile starts a little after the spawn: the windows lose a little at each end.
+      const profile = JSON.parse(readFileSync(join(profiles, readdirSync(profiles)[0]), 'utf8'))
+      for (const w of windows) console.log(`\n=== run ${run}: ${w.name}\n` + summarize(profile, { from: w.from + 100, to: w.to - 100 }))
     }
   }
 } finally {
   rmSync(dir, { recursive: true, force: true })
 }
 
-function push (name, r) {
-  if (!results.has(name)) results.set(name, [])
-  results.get(name).push(r)
-}
-
-const baseRps = median(results.get('Baseline: bare Fastify GET').map(r => r.rps))
+const baseRps = median(results.get(BASELINE).map(r => r.rps))
 const rows = [['Scenario', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'x baseline']]
 for (const [name, rs] of results) {
   const rps = median(rs.map(r => r.rps))
@@ -210,7 +262,10 @@ rows.push(['Start to first healthy answer (ms)', fmt(median(startups), 0), '', '
 rows.push(['Peak RSS of the sandbox (MB)', fmt(peak, 0), '', '', '', ''])
 const widths = rows[0].map((_, i) => Math.max(...rows.map(r => r[i].length)))
 const line = (r) => '| ' + r.map((c, i) => i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i])).join(' | ') + ' |'
-console.log(`\n${RUNS} run(s), ${DURATION}s per scenario after ${WARMUP}s warm-up, ${CONNECTIONS} connections, ${USERS} users, Node ${process.version}\n`)
+const cpu = cpus()
+console.log(`\n${RUNS} run(s), ${DURATION} s per scenario after a ${WARMUP} s warm-up, ${CONNECTIONS} connections, ${USERS} users, LOG_LEVEL=${opts['log-level']}` +
+  `${opts['cpu-prof'] ? ', profiling (slower)' : ''}; medians over the runs, errors summed`)
+console.log(`${cpu.length} x ${cpu[0]?.model ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM, Node ${process.version}, ${((Date.now() - began) / 1000).toFixed(0)} s in all\n`)
 console.log(line(rows[0]))
 console.log('|' + widths.map((w, i) => (i === 0 ? '-'.repeat(w + 2) : '-'.repeat(w + 1) + ':')).join('|') + '|')
 for (const r of rows.slice(1)) console.log(line(r))

@@ -1,0 +1,69 @@
+// node bench/cpuprofile.js <file.cpuprofile> [--top 30] [--from ms] [--to ms]
+// Summarizes a V8 CPU profile (node --cpu-prof): self time by function, by file and by package,
+// so the hottest per-request work stands out. --from/--to keep the samples of a window (ms after
+// the profile started), so start-up and seeding do not drown a scenario. bench/run.js --cpu-prof
+// calls summarize() once per scenario.
+import { readFileSync } from 'node:fs'
+import { parseArgs } from 'node:util'
+import { fileURLToPath } from 'node:url'
+
+// Shortens a URL to the part that names the package or the project file.
+function place (url) {
+  if (url === '') return '(native)'
+  const path = url.replace(/^file:\/\//, '')
+  const nm = path.lastIndexOf('node_modules/')
+  if (nm >= 0) return path.slice(nm + 'node_modules/'.length)
+  const dist = path.indexOf('/dist/')
+  if (dist >= 0) return path.slice(dist + 1)
+  return path.startsWith('node:') ? path : path.split('/').slice(-2).join('/')
+}
+
+/** The self-time tables of a profile, as text; `from`/`to` in ms after the profile's start. */
+export function summarize (profile, { top = 30, from = 0, to = Infinity, title = '' } = {}) {
+  const nodes = new Map(profile.nodes.map(n => [n.id, n]))
+  const byFunction = new Map()
+  const byFile = new Map()
+  const byPackage = new Map()
+  const add = (map, key, us) => map.set(key, (map.get(key) ?? 0) + us)
+  let t = profile.startTime
+  let total = 0
+  let idle = 0
+  for (let i = 0; i < profile.samples.length; i++) {
+    t += profile.timeDeltas[i]
+    // A sample stands for the time until the next one.
+    const us = profile.timeDeltas[i + 1] ?? 0
+    const at = (t - profile.startTime) / 1000
+    if (at < from || at > to) continue
+    const { functionName, url, lineNumber } = nodes.get(profile.samples[i]).callFrame
+    if (functionName === '(idle)') { idle += us; continue }
+    total += us
+    const file = place(url)
+    add(byFunction, `${functionName || '(anonymous)'}  ${file}${url ? ':' + (lineNumber + 1) : ''}`, us)
+    add(byFile, file, us)
+    add(byPackage, file.startsWith('@') ? file.split('/').slice(0, 2).join('/') : file.split('/')[0], us)
+  }
+  const lines = [`${title}busy ${(total / 1e6).toFixed(2)} s, idle ${(idle / 1e6).toFixed(2)} s (percentages are of busy time)`]
+  const table = (name, map, limit) => {
+    lines.push('', name)
+    for (const [key, us] of [...map].sort((a, b) => b[1] - a[1]).slice(0, limit)) {
+      lines.push(`${(100 * us / total).toFixed(1).padStart(6)}%  ${(us / 1000).toFixed(0).padStart(7)} ms  ${key}`)
+    }
+  }
+  table('Self time by function', byFunction, top)
+  table('Self time by file', byFile, top)
+  table('Self time by package (dist = the project)', byPackage, 15)
+  return lines.join('\n')
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const { values: opts, positionals } = parseArgs({
+    allowPositionals: true,
+    options: { top: { type: 'string', default: '30' }, from: { type: 'string', default: '0' }, to: { type: 'string' } }
+  })
+  if (positionals.length !== 1) {
+    process.stderr.write('usage: node bench/cpuprofile.js <file.cpuprofile> [--top 30] [--from ms] [--to ms]\n')
+    process.exit(2)
+  }
+  const profile = JSON.parse(readFileSync(positionals[0], 'utf8'))
+  console.log(summarize(profile, { top: Number(opts.top), from: Number(opts.from), to: opts.to === undefined ? Infinity : Number(opts.to), title: `${positionals[0]}: ` }))
+}
