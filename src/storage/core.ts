@@ -1,6 +1,7 @@
 // SQLite implementation of the core stores: settings, organizations, clients, refresh tokens,
-// users, entities and the event outbox. Every statement is prepared once, here.
-import type { Db } from './db.js'
+// users, entities and the event outbox. Every statement is prepared once, here. The writes of the
+// request paths (users, refresh tokens, dispatched events) go through the group commit.
+import { groupCommit, type Db } from './db.js'
 import type {
   ClientRecord, ClientStore, EntityRecord, EntityStore, EventRecord, EventStore, NewClient, NewEvent,
   Organization, OrganizationStore, RefreshTokenRecord, RefreshTokenStore, RotateResult, SettingsStore,
@@ -158,22 +159,23 @@ export function refreshTokenStore (db: Db): RefreshTokenStore {
   const save = (t: RefreshTokenRecord): void => {
     insert.run({ ...t, scopes: JSON.stringify(t.scopes) })
   }
+  const write = groupCommit(db)
   return {
-    async save (t) { save(t) },
+    async save (t) { await write(() => save(t)) },
     async get (hash) {
       const row = get.get(hash)
       return row === undefined ? undefined : toRefresh(row)
     },
     async rotate (oldHash, usedAt, next): Promise<RotateResult> {
-      return db.transaction((): RotateResult => {
+      return await write((): RotateResult => {
         const row = get.get(oldHash)
         if (row === undefined) return { ok: false, reason: 'unknown' }
         if (markUsed.run(usedAt, oldHash).changes === 0) return { ok: false, reason: 'used' }
         save(next)
         return { ok: true }
-      }).immediate()
+      })
     },
-    async revokeFamily (family, at) { revokeFamily.run(at, family) }
+    async revokeFamily (family, at) { await write(() => revokeFamily.run(at, family)) }
   }
 }
 
@@ -182,6 +184,7 @@ export function eventStore (db: Db): EventStore & { appendSync: (e: NewEvent) =>
   const getSeq = db.prepare<[number | bigint], EventRow>('SELECT seq, id, organization_id, type, payload, created_at FROM events WHERE seq = ?')
   const pending = db.prepare<[number], EventRow>('SELECT seq, id, organization_id, type, payload, created_at FROM events WHERE dispatched = 0 ORDER BY seq LIMIT ?')
   const mark = db.prepare('UPDATE events SET dispatched = 1 WHERE seq = ?')
+  const write = groupCommit(db)
   const appendSync = (e: NewEvent): EventRecord => {
     const info = insert.run(e.id, e.organizationId, e.type, JSON.stringify(e.payload), e.createdAt)
     return toEvent(getSeq.get(info.lastInsertRowid)!)
@@ -190,34 +193,37 @@ export function eventStore (db: Db): EventStore & { appendSync: (e: NewEvent) =>
     appendSync,
     async append (e) { return appendSync(e) },
     async pending (limit) { return pending.all(limit).map(toEvent) },
-    async markDispatched (seq) { mark.run(seq) }
+    async markDispatched (seq) { await write(() => mark.run(seq)) }
   }
 }
 
 export function userStore (db: Db, events: { appendSync: (e: NewEvent) => EventRecord }): UserStore {
   const get = db.prepare<[string, string], UserRow>('SELECT id, organization_id, email, record, created_at FROM users WHERE organization_id = ? AND id = ?')
+  const exists = db.prepare<[string, string], number>('SELECT 1 FROM users WHERE id = ? AND organization_id = ?').pluck()
   const byEmail = db.prepare<[string, string], UserRow>('SELECT id, organization_id, email, record, created_at FROM users WHERE organization_id = ? AND email_key = ?')
   const list = db.prepare<[string], UserRow>('SELECT id, organization_id, email, record, created_at FROM users WHERE organization_id = ? ORDER BY created_at, id')
   const insert = db.prepare('INSERT OR IGNORE INTO users (id, organization_id, email, email_key, record, created_at) VALUES (?, ?, ?, ?, ?, ?)')
   const insertMetadata = metadataInserter(db)
+  const write = groupCommit(db)
   return {
     async get (org, id) {
       const row = get.get(org, id)
       return row === undefined ? undefined : toUser(row)
     },
+    async exists (org, id) { return exists.get(id, org) !== undefined },
     async findByEmail (org, email) {
       const row = byEmail.get(org, emailKey(email))
       return row === undefined ? undefined : toUser(row)
     },
     async list (org) { return list.all(org).map(toUser) },
     async create (u, newEvents, metadata) {
-      return db.transaction(() => {
+      return await write(() => {
         const info = insert.run(u.id, u.organizationId, u.email, emailKey(u.email), JSON.stringify(u.record), u.createdAt)
         if (info.changes === 0) return undefined
         if (metadata !== undefined) insertMetadata({ organizationId: u.organizationId, entity: 'users', entityId: u.id }, metadata)
         for (const e of newEvents) events.appendSync(e)
         return u
-      }).immediate()
+      })
     }
   }
 }

@@ -19,6 +19,62 @@ export function openDatabase (path: string): Db {
   return db
 }
 
+type Outcome = { ok: true, value: unknown } | { ok: false, error: unknown }
+interface Job { work: () => unknown, resolve: (value: unknown) => void, reject: (error: unknown) => void }
+
+export interface GroupCommit {
+  /** Runs `work` (synchronous, atomic) in the next group commit; settles once that commit is on disk. */
+  <T>(work: () => T): Promise<T>
+  /** Commits what is queued, now: before the database closes. */
+  flush (): void
+}
+
+const groupCommits = new WeakMap<Db, GroupCommit>()
+
+/**
+ * The database's group commit. With synchronous=FULL every commit waits for the disk (an fsync,
+ * milliseconds), so writes queued during one turn of the event loop are committed together, in
+ * one transaction and one fsync. Each write runs in its own savepoint: one that throws is undone
+ * and refused alone. Every promise settles after the COMMIT, so an acknowledged write is as
+ * durable as if it had been committed alone.
+ */
+export function groupCommit (db: Db): GroupCommit {
+  let commit = groupCommits.get(db)
+  if (commit !== undefined) return commit
+  let queue: Job[] = []
+  const flush = (): void => {
+    if (queue.length === 0) return
+    const jobs = queue
+    queue = []
+    const outcomes: Outcome[] = []
+    try {
+      db.transaction(() => {
+        for (const job of jobs) {
+          try {
+            outcomes.push({ ok: true, value: db.transaction(job.work)() })
+          } catch (error) {
+            outcomes.push({ ok: false, error })
+          }
+        }
+      }).immediate()
+    } catch (error) {
+      for (const job of jobs) job.reject(error)
+      return
+    }
+    jobs.forEach((job, i) => {
+      const outcome = outcomes[i]
+      if (outcome.ok) job.resolve(outcome.value)
+      else job.reject(outcome.error)
+    })
+  }
+  commit = Object.assign(<T>(work: () => T): Promise<T> => new Promise<T>((resolve, reject) => {
+    if (queue.length === 0) setImmediate(flush)
+    queue.push({ work, resolve: resolve as (value: unknown) => void, reject })
+  }), { flush })
+  groupCommits.set(db, commit)
+  return commit
+}
+
 export function migrate (db: Db): number {
   db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)')
   const applied = new Set((db.prepare('SELECT version FROM schema_migrations').all() as Array<{ version: number }>).map(r => r.version))

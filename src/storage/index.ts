@@ -1,6 +1,6 @@
 // The storage module: one object holding every store, each owning its SQL. Areas reach it as
 // `app.storage`; nothing else touches the database.
-import { openDatabase, type Db } from './db.js'
+import { groupCommit, openDatabase, type Db } from './db.js'
 import { metadataStore, type MetadataStore } from './metadata.js'
 import { webhooksStore, type WebhooksStore } from './webhooks.js'
 import { adminStore, type AdminStore } from './admin.js'
@@ -48,6 +48,10 @@ export function openStorage (path: string): Storage {
     webhooks: webhooksStore(db),
     admin: adminStore(db),
     async ping () { return ping.get() !== undefined },
-    async close () { if (db.open) db.close() }
+    async close () {
+      if (!db.open) return
+      groupCommit(db).flush()
+      db.close()
+    }
   }
 }

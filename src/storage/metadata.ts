@@ -1,7 +1,8 @@
 // SQLite implementation of the metadata store. Every statement is prepared once, here. Writes are
 // compare-and-swap on the revision the caller observed (its ETag), checked and applied in one
-// transaction, so two writers holding the same ETag can never both succeed.
-import type { Db } from './db.js'
+// transaction (a savepoint of the group commit), so two writers holding the same ETag can never
+// both succeed.
+import { groupCommit, type Db } from './db.js'
 
 /** Which metadata: the entity type as its path segment (`users`, `accounts`, ...) and the entity id. */
 export interface MetadataRef {
@@ -59,6 +60,7 @@ export function metadataStore (db: Db): MetadataStore {
     'UPDATE metadata SET body = ?, etag = ?, updated_at = ? WHERE entity_type = ? AND entity_id = ? AND organization_id = ? AND etag = ?')
   const del = db.prepare('DELETE FROM metadata WHERE entity_type = ? AND entity_id = ? AND organization_id = ? AND etag = ?')
   const insert = metadataInserter(db)
+  const write = groupCommit(db)
   const read = (ref: MetadataRef): MetadataRevision | undefined => {
     const row = get.get(ref.entity, ref.entityId, ref.organizationId)
     return row === undefined ? undefined : toRevision(row)
@@ -68,7 +70,7 @@ export function metadataStore (db: Db): MetadataStore {
     async get (ref) { return read(ref) },
 
     async replaceIf (ref, expectedEtag, next) {
-      return db.transaction((): ReplaceMetadataResult => {
+      return await write((): ReplaceMetadataResult => {
         const current = read(ref)
         if ((current?.etag ?? null) !== expectedEtag) return { written: false, current }
         if (current === undefined) {
@@ -77,14 +79,14 @@ export function metadataStore (db: Db): MetadataStore {
         }
         update.run(JSON.stringify(next.value), next.etag, next.updatedAt, ref.entity, ref.entityId, ref.organizationId, expectedEtag)
         return { written: true, created: false }
-      }).immediate()
+      })
     },
 
     async deleteIf (ref, expectedEtag) {
-      return db.transaction((): DeleteMetadataResult => {
+      return await write((): DeleteMetadataResult => {
         if (del.run(ref.entity, ref.entityId, ref.organizationId, expectedEtag).changes > 0) return { deleted: true }
         return { deleted: false, current: read(ref) }
-      }).immediate()
+      })
     }
   }
 }
