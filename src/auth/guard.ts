@@ -87,8 +87,7 @@ async function authGuard (app: FastifyInstance): Promise<void> {
       if (auth.subject !== 'client') throw subjectNotAllowed(['client'], auth.subject)
       if (!anyCovers(scopes, ACT_ON_BEHALF_OF)) throw insufficientScopes([ACT_ON_BEHALF_OF], scopes)
       const userId = match[1].toLowerCase()
-      const user = await app.storage.users.get(auth.organizationId, userId)
-      if (user === undefined) throw entityNotFound('user')
+      if (!await app.storage.users.exists(auth.organizationId, userId)) throw entityNotFound('user')
       auth.subject = 'user'
       auth.userId = userId
     }

@@ -38,7 +38,7 @@ export async function resolveMetadataRef (app: FastifyInstance, auth: AuthContex
   if (entity.segment === 'users') {
     const id = entityId === 'me' ? userId : entityId
     // A token bound to a user is checked here too: that user may have been removed since.
-    if (userId === null || id !== userId || await app.storage.users.get(organizationId, userId) === undefined) throw entityNotFound(entity.name)
+    if (userId === null || id !== userId || !await app.storage.users.exists(organizationId, userId)) throw entityNotFound(entity.name)
     return { organizationId, entity: entity.segment, entityId: userId }
   }
   const found = await app.storage.entities.get(organizationId, entity.segment, entityId)

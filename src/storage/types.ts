@@ -111,6 +111,8 @@ export interface RefreshTokenStore {
 
 export interface UserStore {
   get (organizationId: string, id: string): Promise<UserRecord | undefined>
+  /** Whether the user exists in the organization: the guard's check, without reading the record. */
+  exists (organizationId: string, id: string): Promise<boolean>
   findByEmail (organizationId: string, email: string): Promise<UserRecord | undefined>
   list (organizationId: string): Promise<UserRecord[]>
   /**
