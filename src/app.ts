@@ -11,8 +11,9 @@ import { TokenService } from './auth/tokens.js'
 import { allScopes } from './auth/scopes.js'
 import { EventBus } from './events.js'
 import { ErrorBody, OAuthErrorBody } from '../schemas/common.js'
-import { installValidation } from './plugins/validation.js'
+import { installValidation, responseSerializers } from './plugins/validation.js'
 import requests from './plugins/requests.js'
+import { lazyChildLogger } from './plugins/logging.js'
 import { clientErrorHandler } from './plugins/client-errors.js'
 import rateLimits from './plugins/rate-limit.js'
 import errors, { toApiError } from './plugins/errors.js'
@@ -45,11 +46,16 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
   const { config } = options
   const clock = options.clock ?? new Clock()
   const storage = options.storage ?? openStorage(config.databasePath)
-  const logger = pino({ level: config.logLevel, redact: { paths: REDACT, censor: '[redacted]' }, base: undefined }, options.logStream)
+  // Lines go to stdout asynchronously: a burst of requests shares one write, off the event loop
+  // (pino flushes what is pending when the process exits).
+  const destination = options.logStream ?? pino.destination({ dest: 1, sync: false })
+  const logger = pino({ level: config.logLevel, redact: { paths: REDACT, censor: '[redacted]' }, base: undefined }, destination)
 
   const app = Fastify({
     loggerInstance: logger,
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'requestId' }),
+    childLoggerFactory: lazyChildLogger,
+    schemaController: { compilersFactory: { buildSerializer: responseSerializers } },
     genReqId: () => randomUUID(),
     requestIdHeader: false,
     bodyLimit: config.bodyLimitBytes,
@@ -88,7 +94,10 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
   app.decorate('events', new EventBus(clock))
   app.addHook('onClose', async () => { await storage.close() })
 
-  await ensureDemoClient(app)
+  // The demo client's secret is hashed (scrypt, off the event loop) while the plugins that need
+  // no data register; the areas come after it exists.
+  const demoClient = ensureDemoClient(app)
+  demoClient.catch(() => {})
 
   await app.register(requests)
   await app.register(errors)
@@ -96,6 +105,7 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
   await app.register(rateLimits)
   await app.register(authGuard)
   await app.register(openapi)
+  await demoClient
   for (const area of areas(app)) await app.register(area.plugin)
   for (const plugin of options.plugins ?? []) await app.register(plugin)
 

@@ -5,6 +5,7 @@ import AjvModule, { type ErrorObject } from 'ajv'
 import formatsModule from 'ajv-formats'
 import { iso31661, iso31662 } from 'iso-3166'
 import type { FastifySchema, FastifyInstance } from 'fastify'
+import { SerializerSelector } from '@fastify/fast-json-stringify-compiler'
 import type { RequestContext, Violation } from '../errors.js'
 
 const COUNTRIES = new Set(iso31661.map(c => c.alpha2))
@@ -35,13 +36,93 @@ function makeAjv (coerce: boolean): AjvInstance {
 const bodyAjv = makeAjv(false)
 const partsAjv = makeAjv(true)
 
+type Validator = ((data: unknown) => boolean) & { errors?: ErrorObject[] | null }
+
+/**
+ * A validator compiled on its first call. Start-up compiles nothing it may not need: compiling
+ * every route's schemas up front was most of the time before the first healthy answer, and a
+ * route's first request pays a few milliseconds instead.
+ */
+function lazyValidator (compile: () => Validator): Validator {
+  let compiled: Validator | undefined
+  const validate: Validator = (data) => {
+    compiled ??= compile()
+    const valid = compiled(data)
+    validate.errors = compiled.errors
+    return valid
+  }
+  validate.errors = null
+  return validate
+}
+
 /** A validator with the body rules, for JSON checked outside a route (the SEED_FILE fixture). */
-export const compileBodyValidator = (schema: object): ((data: unknown) => boolean) & { errors?: ErrorObject[] | null } =>
-  bodyAjv.compile(schema)
+export const compileBodyValidator = (schema: object): Validator => lazyValidator(() => bodyAjv.compile(schema))
+
+// Keywords that document a schema without changing what it accepts or how it serializes.
+const ANNOTATIONS = new Set(['description', 'examples', 'title', '$comment'])
+// Keywords whose value is data, kept as it is.
+const DATA = new Set(['const', 'enum', 'default'])
+// Keywords whose value maps names (of properties, definitions) to schemas.
+const SCHEMA_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas'])
+
+function withoutAnnotations (schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(withoutAnnotations)
+  if (schema === null || typeof schema !== 'object') return schema
+  const out: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(schema)) {
+    if (ANNOTATIONS.has(key)) continue
+    if (DATA.has(key)) out[key] = value
+    else if (SCHEMA_MAPS.has(key) && value !== null && typeof value === 'object') {
+      out[key] = Object.fromEntries(Object.entries(value).map(([name, s]) => [name, withoutAnnotations(s)]))
+    } else out[key] = withoutAnnotations(value)
+  }
+  return out
+}
+
+/**
+ * What a schema means, as a cache key: routes repeat the same schemas (each metadata entity has
+ * four routes, most answers share the error body), and each meaning is compiled once.
+ */
+export const schemaKey = (schema: unknown): string => JSON.stringify(withoutAnnotations(schema))
+
+/** One function per distinct key, made by `make` the first time the key is seen. */
+function once<A, F> (make: (arg: A) => F, key: (arg: A) => string): (arg: A) => F {
+  const made = new Map<string, F>()
+  return (arg) => {
+    const k = key(arg)
+    let fn = made.get(k)
+    if (fn === undefined) {
+      fn = make(arg)
+      made.set(k, fn)
+    }
+    return fn
+  }
+}
 
 export function installValidation (app: FastifyInstance): void {
-  app.setValidatorCompiler(({ schema, httpPart }) =>
-    (httpPart === 'body' ? bodyAjv : partsAjv).compile(schema as FastifySchema & object))
+  const body = once((schema: object) => lazyValidator(() => bodyAjv.compile(schema)), schemaKey)
+  const parts = once((schema: object) => lazyValidator(() => partsAjv.compile(schema)), schemaKey)
+  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? body : parts)(schema as FastifySchema & object))
+}
+
+const defaultSerializers = SerializerSelector()
+type SerializerFactory = typeof defaultSerializers
+type RouteSchema = Parameters<ReturnType<SerializerFactory>>[0]
+type Serializer = (data: unknown) => string
+
+/**
+ * Fastify's response serializers (fast-json-stringify), made once per distinct schema and
+ * compiled on first use, for the reasons of lazyValidator.
+ */
+export const responseSerializers: SerializerFactory = (externalSchemas, options) => {
+  const compile = defaultSerializers(externalSchemas, options) as (route: RouteSchema) => Serializer
+  return once((route: RouteSchema): Serializer => {
+    let compiled: Serializer | undefined
+    return (data) => {
+      compiled ??= compile(route)
+      return compiled(data)
+    }
+  }, (route) => schemaKey(route.schema))
 }
 
 const CONTEXTS: Record<string, RequestContext> = { body: 'body', querystring: 'query', params: 'params', headers: 'headers' }

@@ -1,0 +1,51 @@
+// The log: one JSON line per request, naming no secret, and the request's own logger (made only
+// when something is logged through it) still binding the request id and redacting credentials.
+import t from 'tap'
+import { Writable } from 'node:stream'
+import { accessToken, bearer, build, DEMO_ID, DEMO_ORG, makeUser, onBehalfOf, REQUEST_ID } from '../helpers.js'
+
+async function withLog (t: { teardown: (fn: () => unknown) => void }) {
+  const lines: Array<Record<string, unknown>> = []
+  const logStream = new Writable({ write (chunk, _enc, done) { lines.push(JSON.parse(String(chunk))); done() } })
+  const app = await build(t, { logLevel: 'info' }, {
+    logStream,
+    plugins: [async probe => {
+      probe.get('/probe/fail', async () => {
+        throw Object.assign(new Error('upstream refused'), { headers: { authorization: 'Bearer very-secret' } })
+      })
+    }]
+  })
+  return { app, lines }
+}
+
+t.test('every request writes one JSON line: request id, method, path, status, duration, client', async t => {
+  const { app, lines } = await withLog(t)
+  const token = await accessToken(app, { scope: 'core.users.metadata:read core.users:act-on-behalf-of' })
+  const user = await makeUser(app, DEMO_ORG)
+  lines.length = 0
+  const res = await app.inject({ method: 'GET', url: '/core/users/me/metadata?secret=1', headers: { ...bearer(token), ...onBehalfOf(user.id) } })
+  const missing = await app.inject({ method: 'GET', url: '/webhooks/portal/the-link-token/api/endpoints' })
+  t.equal(lines.length, 2, 'one line per request')
+  t.match(lines[0], { level: 30, msg: 'request', requestId: res.headers[REQUEST_ID], method: 'GET', path: '/core/users/me/metadata', status: res.statusCode, clientId: DEMO_ID })
+  t.type(lines[0].durationMs, 'number')
+  t.match(lines[1], { requestId: missing.headers[REQUEST_ID], path: '/webhooks/portal/[redacted]/api/endpoints', status: missing.statusCode })
+  t.notOk(JSON.stringify(lines).includes(token), 'no token in the log')
+  t.notOk(JSON.stringify(lines).includes('the-link-token'), 'no link token in the log')
+})
+
+t.test('a 5xx is logged through the request\'s logger, with its request id and credentials redacted', async t => {
+  const { app, lines } = await withLog(t)
+  const res = await app.inject({ method: 'GET', url: '/probe/fail' })
+  t.equal(res.statusCode, 500)
+  t.equal(lines.length, 2)
+  t.match(lines[0], { level: 50, msg: 'request failed', requestId: res.headers[REQUEST_ID], err: { message: 'upstream refused', headers: { authorization: '[redacted]' } } })
+  t.match(lines[1], { level: 30, msg: 'request', requestId: res.headers[REQUEST_ID], status: 500 })
+  t.notOk(JSON.stringify(lines).includes('very-secret'))
+})
+
+t.test('routes that log at warn (the API docs) write no request line', async t => {
+  const { app, lines } = await withLog(t)
+  const docs = await app.inject({ method: 'GET', url: '/docs/json' })
+  t.equal(docs.statusCode, 200)
+  t.same(lines, [])
+})
