@@ -62,7 +62,14 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
     return503OnClosing: true,
     routerOptions: { maxParamLength: 512 },
     connectionTimeout: 60_000,
-    requestTimeout: 30_000,
+    requestTimeout: config.requestTimeoutMs,
+    // Node checks for late requests every connectionsCheckingInterval: often enough that a slow
+    // client is cut off within a quarter of the limit after it.
+    http: {
+      requestTimeout: config.requestTimeoutMs,
+      headersTimeout: config.requestTimeoutMs,
+      connectionsCheckingInterval: Math.min(30_000, Math.max(25, Math.floor(config.requestTimeoutMs / 4)))
+    },
     clientErrorHandler: clientErrorHandler(config.serviceName),
     frameworkErrors: (error, request, reply) => {
       const e = toApiError(error, config.bodyLimitBytes)

@@ -20,6 +20,7 @@ export interface Config {
   webhookTimeoutMs: number
   requestLogSize: number
   bodyLimitBytes: number
+  requestTimeoutMs: number
   rateLimitPerMinute: number
   unsupportedCountries: string[]
 }
@@ -56,6 +57,7 @@ export const VARIABLES: Array<{ name: string, flag?: string, default: string, de
   { name: 'WEBHOOK_TIMEOUT_MS', default: '5000', description: 'How long a webhook receiver may take before the attempt counts as failed.' },
   { name: 'REQUEST_LOG_SIZE', default: '1000', description: 'How many requests the request log keeps (oldest dropped).' },
   { name: 'BODY_LIMIT_BYTES', default: '1048576', description: 'Largest request body accepted (413 beyond).' },
+  { name: 'REQUEST_TIMEOUT_MS', default: '30000', description: 'How long a client may take to send a whole request, headers and body (408 and the connection closed beyond).' },
   { name: 'RATE_LIMIT_PER_MINUTE', default: '0', description: 'Requests per minute per client before 429 `too_many_requests` (0: off).' },
   { name: 'UNSUPPORTED_COUNTRIES', default: 'CU,IR,KP,SY', description: 'ISO 3166-1 codes answered 409 `country_not_supported`.' }
 ]
@@ -152,6 +154,7 @@ export function loadConfig (env: Source = {}, argv: string[] = []): Config {
     webhookTimeoutMs: integer(src, 'WEBHOOK_TIMEOUT_MS', 5000, 10, 120_000),
     requestLogSize: integer(src, 'REQUEST_LOG_SIZE', 1000, 1, 1_000_000),
     bodyLimitBytes: integer(src, 'BODY_LIMIT_BYTES', 1_048_576, 1024, 104_857_600),
+    requestTimeoutMs: integer(src, 'REQUEST_TIMEOUT_MS', 30_000, 100, 600_000),
     rateLimitPerMinute: integer(src, 'RATE_LIMIT_PER_MINUTE', 0, 0, 10_000_000),
     unsupportedCountries: countries === '' ? [] : countries.split(',').map(s => s.trim())
   }
