@@ -6,25 +6,26 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { tooManyRequests } from '../errors.js'
 
 /**
- * The client a request speaks for, read without verifying anything (verification is the guard's
- * job): the `cid` claim of a Bearer JWT, the id in HTTP Basic, else the peer address.
+ * The budget a request spends. The limit's hook runs after the Bearer guard's, so a request with
+ * a token has a verified client: a forged token naming another client is refused before it spends
+ * anything. At the token endpoint, the client id of HTTP Basic with the peer address: the secret is
+ * checked later, so a wrong one sent from elsewhere spends only its sender's budget. Else the peer
+ * address.
  */
 export function clientKey (request: FastifyRequest): string {
+  const ip = `ip:${request.ip}`
+  if (request.auth !== null && request.auth !== undefined) return `client:${request.auth.clientId}`
   const header = request.headers.authorization
   if (typeof header === 'string') {
     const [scheme, value] = header.split(' ', 2)
-    try {
-      if (scheme?.toLowerCase() === 'bearer' && value !== undefined) {
-        const payload = JSON.parse(Buffer.from(value.split('.')[1] ?? '', 'base64url').toString('utf8')) as { cid?: unknown }
-        if (typeof payload.cid === 'string') return `client:${payload.cid}`
-      }
-      if (scheme?.toLowerCase() === 'basic' && value !== undefined) {
-        const id = Buffer.from(value, 'base64').toString('utf8').split(':')[0]
-        if (id !== '') return `client:${decodeURIComponent(id)}`
-      }
-    } catch {}
+    if (scheme?.toLowerCase() === 'basic' && value !== undefined) {
+      const id = Buffer.from(value, 'base64').toString('utf8').split(':')[0]
+      try {
+        if (id !== '') return `client:${decodeURIComponent(id)}|${ip}`
+      } catch {}
+    }
   }
-  return `ip:${request.ip}`
+  return ip
 }
 
 async function limits (app: FastifyInstance): Promise<void> {
