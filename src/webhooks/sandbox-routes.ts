@@ -92,6 +92,7 @@ export default async function sandboxWebhookRoutes (app: FastifyInstance, { serv
       description: `Deletes the endpoint with its messages and attempts. ${ORGANIZATION}`,
       params: EndpointIdParams,
       querystring: SandboxOrganizationQuery,
+      body: SandboxOrganizationBody,
       response: { 204: Type.Null({ description: 'Deleted.' }), ...adminErrors, 404: errorResponse('Unknown organization or endpoint.') }
     }
   }, async (request, reply) => {

@@ -283,19 +283,27 @@ const put = (target: Record<string, unknown>, k: string, v: unknown): void => {
 function mutate (sample: Json, mutations: Mutation[]): string {
   const doc = JSON.parse(JSON.stringify(sample)) as Json
   let root: unknown = doc
-  for (const [pick, action, v, k] of mutations) {
+  for (const [pick, action, shared, k] of mutations) {
+    // A copy: the generators hand out the same constant objects to many runs.
+    const v = shared === undefined ? shared : JSON.parse(JSON.stringify(shared)) as unknown
     const all = containers(root)
     if (all.length === 0) { root = v; continue }
     const at = all[pick % all.length]
-    const parent = at.slice(0, -1).reduce<unknown>((o, p) => (o as Record<string, unknown>)[p], root) as Record<string, unknown> | undefined
-    const target = at.reduce<unknown>((o, p) => (o as Record<string, unknown>)[p], root) as Record<string, unknown>
+    // Now and then the whole body becomes the value.
+    if (at.length === 0 && action === 'replace' && pick % 7 === 0) { root = v; continue }
+    const target = at.reduce<unknown>((o, p) => (o as Record<string, unknown>)[p], root) as Record<string, unknown> | unknown[]
+    if (Array.isArray(target)) {
+      const index = target.length === 0 ? 0 : pick % target.length
+      if (action === 'add' || target.length === 0) target.push(v)
+      else if (action === 'replace') target[index] = v
+      else target.splice(index, 1)
+      continue
+    }
     const keys = Object.keys(target)
     const name = keys.length > 0 ? keys[pick % keys.length] : k
-    if (action === 'add' || keys.length === 0) put(target, Array.isArray(target) && action === 'add' ? String(target.length) : k, v)
+    if (action === 'add' || keys.length === 0) put(target, k, v)
     else if (action === 'replace') put(target, name, v)
-    else if (Array.isArray(target)) target.splice(Number(name), 1)
     else delete target[name]
-    if (parent === undefined && at.length === 0 && action === 'replace' && pick % 7 === 0) root = v
   }
   return rawNumbers(JSON.stringify(root) ?? 'null')
 }
