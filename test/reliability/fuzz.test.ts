@@ -44,6 +44,7 @@ interface World {
   userB: string
   accountB: string
   linkB: string
+  linkExpired: string
   hookUrl: string
 }
 
@@ -84,6 +85,11 @@ async function makeWorld (app: FastifyInstance, hookUrl: string): Promise<World>
     new URL((await call(app, 'POST', '/core/webhooks/management-link', undefined, bearer(token))).json().managementLink.url).pathname.split('/').pop()!
   const linkA = await link(issued.access_token)
   const linkB = await link(tokenB)
+  // A link made long enough ago to have expired by now.
+  const now = app.clock.now()
+  app.clock.set(now - (app.config.managementLinkTtlSeconds + 60) * 1000)
+  const linkExpired = await link(issued.access_token)
+  app.clock.set(now)
   const endpointA = (await call(app, 'POST', `/webhooks/portal/${linkA}/api/endpoints`, { url: hookUrl })).json().endpoint.id as string
   const messageA = (await call(app, 'POST', `/webhooks/portal/${linkA}/api/endpoints/${endpointA}/test`)).json().message.id as string
   return {
@@ -108,6 +114,7 @@ async function makeWorld (app: FastifyInstance, hookUrl: string): Promise<World>
     userB,
     accountB,
     linkB,
+    linkExpired,
     hookUrl
   }
 }
@@ -154,7 +161,7 @@ const KNOWN: Record<string, string[]> = {
   fileId: ['{{fileA}}', '{{accountA}}'],
   externalAccountId: ['{{externalAccountA}}', '{{accountA}}'],
   transactionId: ['{{transactionA}}', '{{accountA}}'],
-  token: ['{{linkA}}', '{{linkB}}', 'A'.repeat(43)],
+  token: ['{{linkA}}', '{{linkB}}', '{{linkExpired}}', 'A'.repeat(43)],
   id: ['{{endpointA}}', '{{messageA}}'],
   clientId: ['{{clientB}}', DEMO_ID, 'no-such-client'],
   entity: ['accounts', 'files', 'external-accounts', 'transactions', 'users'],
