@@ -1,6 +1,9 @@
-// The request log: the last N requests in a ring buffer. Recording keeps references only (no
-// copies, no parsing), so it costs next to nothing per request; masking secrets, cutting long
-// bodies and formatting happen when someone reads the log.
+// The request log: the last N requests in a ring buffer. Recording keeps references (no parsing),
+// so it costs next to nothing per request; cutting long bodies, masking bodies and formatting
+// happen when someone reads the log. Request headers are the exception: they are copied with their
+// credentials masked, and the client they name is read, when recorded. No credential stays in
+// memory, and an entry stays small: under load the ring's entries are what the garbage collector
+// promotes, and a Bearer token was most of each one.
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Clock } from '../clock.js'
 import { redactUrl } from '../plugins/requests.js'
@@ -108,10 +111,9 @@ function showHeaders (headers: Record<string, unknown>): Record<string, unknown>
 }
 
 /** The client named by the credentials sent to the token endpoint; the secret is never kept. */
-function tokenEndpointClient (r: Recorded): string | null {
-  const form = r.body as Record<string, unknown> | undefined
+function tokenEndpointClient (body: unknown, header: unknown): string | null {
+  const form = body as Record<string, unknown> | undefined
   if (form !== null && typeof form === 'object' && typeof form.client_id === 'string') return form.client_id
-  const header = r.headers.authorization
   if (typeof header !== 'string') return null
   const match = /^basic\s+([A-Za-z0-9+/]+={0,2})\s*$/i.exec(header)
   if (match === null) return null
@@ -129,9 +131,8 @@ function tokenEndpointClient (r: Recorded): string | null {
 const VERIFIED_BUT_REFUSED = /"code":"token_(expired|revoked)"/
 
 /** The client of an expired or revoked Bearer token, read from the token's claims. */
-function refusedTokenClient (r: Recorded): string | null {
-  if (r.status !== 401 || r.payload === null || !VERIFIED_BUT_REFUSED.test(r.payload)) return null
-  const header = r.headers.authorization
+function refusedTokenClient (status: number, answer: string | null, header: unknown): string | null {
+  if (status !== 401 || answer === null || !VERIFIED_BUT_REFUSED.test(answer)) return null
   const payload = typeof header === 'string' ? header.split('.')[1] : undefined
   if (payload === undefined) return null
   try {
@@ -142,8 +143,13 @@ function refusedTokenClient (r: Recorded): string | null {
   }
 }
 
-const clientOf = (r: Recorded): string | null =>
-  r.clientId ?? (r.url.startsWith(TOKEN_ENDPOINT) ? tokenEndpointClient(r) : refusedTokenClient(r))
+/** The client a request spoke for: the guard's, else the one its credentials name. */
+function clientOf (request: FastifyRequest, status: number, answer: string | null): string | null {
+  const guarded = request.auth?.clientId
+  if (guarded !== undefined) return guarded
+  const header = request.headers.authorization
+  return request.url.startsWith(TOKEN_ENDPOINT) ? tokenEndpointClient(request.body, header) : refusedTokenClient(status, answer, header)
+}
 
 const pathOf = (r: Recorded): string => redactUrl(r.url)
 
@@ -183,6 +189,7 @@ export class RequestLog {
   get size (): number { return this.#size }
 
   record (request: FastifyRequest, reply: FastifyReply, payload: unknown, status = reply.statusCode): void {
+    const kept = keepPayload(payload)
     this.#ring[this.#next] = {
       at: this.#clock.now(),
       method: request.method,
@@ -190,11 +197,11 @@ export class RequestLog {
       status,
       durationMs: reply.elapsedTime,
       requestId: request.id,
-      clientId: request.auth?.clientId ?? null,
-      headers: request.headers,
+      clientId: clientOf(request, status, kept),
+      headers: showHeaders(request.headers),
       body: keepBody(request),
       responseHeaders: reply.getHeaders(),
-      payload: keepPayload(payload)
+      payload: kept
     }
     this.#next = (this.#next + 1) % this.capacity
     if (this.#size < this.capacity) this.#size++
@@ -218,14 +225,13 @@ export class RequestLog {
       if (method !== undefined && r.method !== method) continue
       if (status !== undefined && !(status.endsWith('xx') ? String(r.status)[0] === status[0] : String(r.status) === status)) continue
       if (path !== undefined && !path(pathOf(r))) continue
-      const clientId = clientOf(r)
-      if (filter.clientId !== undefined && clientId !== filter.clientId) continue
-      out.push(this.#format(r, clientId))
+      if (filter.clientId !== undefined && r.clientId !== filter.clientId) continue
+      out.push(this.#format(r))
     }
     return out
   }
 
-  #format (r: Recorded, clientId: string | null): RequestLogEntry {
+  #format (r: Recorded): RequestLogEntry {
     const type = String(r.responseHeaders['content-type'] ?? '')
     return {
       requestId: r.requestId,
@@ -234,8 +240,8 @@ export class RequestLog {
       path: pathOf(r),
       status: r.status,
       durationMs: Math.round(r.durationMs * 100) / 100,
-      clientId,
-      request: { headers: showHeaders(r.headers), ...showBody(r.body, false) },
+      clientId: r.clientId,
+      request: { headers: r.headers, ...showBody(r.body, false) },
       response: {
         headers: showHeaders(r.responseHeaders),
         ...showBody(r.payload, type.includes('json') || type.startsWith('text/'))
