@@ -21,7 +21,7 @@ export interface AuthContext {
   clientId: string
   organizationId: string
   subject: SubjectType
-  /** The acting user when the subject is `user`. */
+  /** The acting user when the subject is `user`: the guard has checked that it exists. */
   userId: string | null
   scopes: string[]
 }
@@ -95,6 +95,10 @@ async function authGuard (app: FastifyInstance): Promise<void> {
     const missing = requirement.scopes.some(s => !anyCovers(scopes, s))
     if (missing) throw insufficientScopes(requirement.scopes, scopes)
     if (!requirement.subjects.includes(auth.subject)) throw subjectNotAllowed(requirement.subjects, auth.subject)
+    // A token bound to a user acts for it only while the user exists (X-On-Behalf-Of's was checked above).
+    if (auth.subject === 'user' && onBehalfOf === undefined && !await app.storage.users.exists(auth.organizationId, auth.userId!)) {
+      throw entityNotFound('user')
+    }
     request.auth = auth
   })
 }

@@ -37,8 +37,8 @@ export async function resolveMetadataRef (app: FastifyInstance, auth: AuthContex
   const { organizationId, userId } = auth
   if (entity.segment === 'users') {
     const id = entityId === 'me' ? userId : entityId
-    // A token bound to a user is checked here too: that user may have been removed since.
-    if (userId === null || id !== userId || !await app.storage.users.exists(organizationId, userId)) throw entityNotFound(entity.name)
+    // The guard has checked that the acting user exists, whether named by X-On-Behalf-Of or bound to the token.
+    if (userId === null || id !== userId) throw entityNotFound(entity.name)
     return { organizationId, entity: entity.segment, entityId: userId }
   }
   const found = await app.storage.entities.get(organizationId, entity.segment, entityId)
