@@ -23,7 +23,10 @@ type Outcome = { ok: true, value: unknown } | { ok: false, error: unknown }
 interface Job { work: () => unknown, resolve: (value: unknown) => void, reject: (error: unknown) => void }
 
 export interface GroupCommit {
-  /** Runs `work` (synchronous, atomic) in the next group commit; settles once that commit is on disk. */
+  /**
+   * Runs `work` (synchronous, atomic) in the next group commit; settles once that commit is on
+   * disk. `work` touches nothing but the database: it may run twice (see below).
+   */
   <T>(work: () => T): Promise<T>
   /** Commits what is queued, now: before the database closes. */
   flush (): void
@@ -34,29 +37,47 @@ const groupCommits = new WeakMap<Db, GroupCommit>()
 /**
  * The database's group commit. With synchronous=FULL every commit waits for the disk (an fsync,
  * milliseconds), so writes queued during one turn of the event loop are committed together, in
- * one transaction and one fsync. Each write runs in its own savepoint: one that throws is undone
- * and refused alone. Every promise settles after the COMMIT, so an acknowledged write is as
- * durable as if it had been committed alone.
+ * one transaction and one fsync. Every promise settles after the COMMIT, so an acknowledged write
+ * is as durable as if it had been committed alone.
+ *
+ * Each write is atomic on its own: one that throws is undone and refused alone. Savepoints would
+ * give that, but each costs a copy of every page it touches that an earlier write of the group
+ * touched too, more than the write itself. So a group runs without them, and only when something
+ * in it throws is it rolled back and run again, each write in its own savepoint.
  */
 export function groupCommit (db: Db): GroupCommit {
   let commit = groupCommits.get(db)
   if (commit !== undefined) return commit
   let queue: Job[] = []
+  /** Runs the jobs in one transaction; throws what made the transaction fail. */
+  const run = (jobs: Job[], isolated: boolean): Outcome[] => {
+    const outcomes: Outcome[] = []
+    db.transaction(() => {
+      for (const job of jobs) {
+        if (!isolated) {
+          outcomes.push({ ok: true, value: job.work() })
+          continue
+        }
+        try {
+          outcomes.push({ ok: true, value: db.transaction(job.work)() })
+        } catch (error) {
+          outcomes.push({ ok: false, error })
+        }
+      }
+    }).immediate()
+    return outcomes
+  }
   const flush = (): void => {
     if (queue.length === 0) return
     const jobs = queue
     queue = []
-    const outcomes: Outcome[] = []
+    let outcomes: Outcome[]
     try {
-      db.transaction(() => {
-        for (const job of jobs) {
-          try {
-            outcomes.push({ ok: true, value: db.transaction(job.work)() })
-          } catch (error) {
-            outcomes.push({ ok: false, error })
-          }
-        }
-      }).immediate()
+      try {
+        outcomes = run(jobs, false)
+      } catch {
+        outcomes = run(jobs, true)
+      }
     } catch (error) {
       for (const job of jobs) job.reject(error)
       return
