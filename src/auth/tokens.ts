@@ -1,6 +1,6 @@
 // Access tokens (JWT, HS256, key kept in the database so tokens survive a restart) and opaque
 // refresh tokens (stored as SHA-256, rotated on use).
-import { createHash, randomBytes, randomUUID } from 'node:crypto'
+import { createHash, randomFillSync, randomUUID } from 'node:crypto'
 import { createSigner, createVerifier } from 'fast-jwt'
 import type { Clock } from '../clock.js'
 import type { ClientRecord, RefreshTokenRecord, Storage } from '../storage/index.js'
@@ -40,9 +40,34 @@ export interface VerifiedToken {
 
 export const hashRefreshToken = (token: string): string => createHash('sha256').update(token).digest('hex')
 
+// Random bytes from a pool refilled 4 KiB at a time: one call into the system's generator per 128
+// refresh tokens rather than one each (randomUUID pools the same way). No byte is handed out twice.
+const pool = Buffer.alloc(4096)
+let pooled = 0
+function randomBytesFromPool (size: number): Buffer {
+  if (pooled < size) {
+    randomFillSync(pool)
+    pooled = pool.length
+  }
+  pooled -= size
+  return Buffer.from(pool.subarray(pooled, pooled + size))
+}
+
+/** A version 7 UUID (RFC 9562): random, but ordered by creation time. */
+function uuidv7 (): string {
+  const b = randomBytesFromPool(16)
+  b.writeUIntBE(Date.now(), 0, 6)
+  b[6] = (b[6] & 0x0f) | 0x70
+  b[8] = (b[8] & 0x3f) | 0x80
+  const hex = b.toString('hex')
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`
+}
+
 // A refresh token family starts with the client's generation: a client whose secret was rotated,
 // or that was deleted and created again under the same id, cannot refresh its former self's tokens.
-const newFamily = (client: ClientRecord): string => `${client.generation}.${randomUUID()}`
+// Families are time-ordered, so each new one lands at the end of the family index instead of on a
+// random page of it: a page less for every commit to write.
+const newFamily = (client: ClientRecord): string => `${client.generation}.${uuidv7()}`
 export const isFamilyOf = (family: string, client: ClientRecord): boolean => family.startsWith(`${client.generation}.`)
 
 export class TokenService {
@@ -101,7 +126,7 @@ export class TokenService {
   }
 
   newRefreshToken (client: ClientRecord, scopes: string[], family: string): { token: string, record: RefreshTokenRecord } {
-    const token = randomBytes(32).toString('base64url')
+    const token = randomBytesFromPool(32).toString('base64url')
     const now = this.#clock.now()
     return {
       token,
