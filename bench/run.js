@@ -3,7 +3,8 @@
 // baseline on this machine, measures each scenario with autocannon after a warm-up, and prints one
 // table with requests/s, p50, p99, errors and the ratio to the baseline (medians over the runs).
 // Other flags: --only get,put (scenario keys), --users 1000, --log-level info,
-// --cpu-prof (profile the sandbox and print its self time per function and file).
+// --cpu-prof (profile the sandbox and print its self time per function and file),
+// --node-options '--max-semi-space-size=8' (the sandbox's NODE_OPTIONS).
 import { spawn, fork } from 'node:child_process'
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs'
 import { cpus, tmpdir, totalmem } from 'node:os'
@@ -22,7 +23,8 @@ const { values: opts } = parseArgs({
     users: { type: 'string', default: '1000' },
     only: { type: 'string' },
     'log-level': { type: 'string', default: 'info' },
-    'cpu-prof': { type: 'boolean', default: false }
+    'cpu-prof': { type: 'boolean', default: false },
+    'node-options': { type: 'string', default: '' }
   }
 })
 const DURATION = Number(opts.duration)
@@ -48,13 +50,22 @@ const peakRssMb = (pid) => {
   } catch { return NaN }
 }
 
+// CPU time (user + system) of a process, in ms: per request, it compares servers far more steadily
+// than requests/s when the machine is shared.
+const cpuMs = (pid) => {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
+    return (Number(fields[11]) + Number(fields[12])) * 10
+  } catch { return NaN }
+}
+
 async function startSandbox (dir, profiles) {
   const port = await freePort()
   const nodeArgs = opts['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', profiles] : []
   const started = process.hrtime.bigint()
   // A clean environment: nothing of the caller's (a rate limit, an admin token) changes the numbers.
   const child = spawn(process.execPath, [...nodeArgs, 'dist/src/server.js'], {
-    env: { PATH: process.env.PATH, PORT: String(port), HOST: '127.0.0.1', DATABASE_PATH: join(dir, 'bench.db'), LOG_LEVEL: opts['log-level'] },
+    env: { PATH: process.env.PATH, PORT: String(port), HOST: '127.0.0.1', DATABASE_PATH: join(dir, 'bench.db'), LOG_LEVEL: opts['log-level'], NODE_OPTIONS: opts['node-options'] },
     // The log (one JSON line per request at info) goes to /dev/null: written, not kept.
     stdio: ['ignore', 'ignore', 'inherit']
   })
@@ -127,13 +138,15 @@ function measure (url, requests, duration) {
 }
 
 /** Warm-up, then the measured period. Errors: failed or timed-out requests, and any status not expected. */
-async function scenario (url, { requests, expect }, window = {}) {
+async function scenario (url, pid, { requests, expect }, window = {}) {
   await measure(url, requests, WARMUP)
   window.from = window.clock?.()
+  const cpu = cpuMs(pid)
   const r = await measure(url, requests, DURATION)
+  const cpuPerRequest = (cpuMs(pid) - cpu) * 1000 / r.requests.total
   window.to = window.clock?.()
   const unexpected = Object.entries(r.statusCodeStats).reduce((n, [status, { count }]) => expect.includes(Number(status)) ? n : n + count, 0)
-  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.timeouts + unexpected, statuses: r.statusCodeStats }
+  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.timeouts + unexpected, cpu: cpuPerRequest, statuses: r.statusCodeStats }
 }
 
 function cycle (list) {
@@ -226,15 +239,16 @@ try {
     try {
       const seeded = Date.now()
       const state = await seed(sandbox.url)
-      process.stderr.write(`run ${run}/${RUNS}: seeded ${USERS} users in ${Date.now() - seeded} ms\n`)
-      push(BASELINE, await scenario(baseline.url, { requests: [getRequest(state.token, state.users)], expect: [200] }))
+      process.stderr.write(`run ${run}/${RUNS}: started in ${sandbox.startupMs.toFixed(0)} ms, seeded ${USERS} users in ${Date.now() - seeded} ms, peak RSS so far ${peakRssMb(sandbox.child.pid).toFixed(0)} MB\n`)
+      push(BASELINE, await scenario(baseline.url, baseline.child.pid, { requests: [getRequest(state.token, state.users)], expect: [200] }))
       for (const s of scenarios(state)) {
         if (only !== undefined && !only.has(s.key)) continue
         process.stderr.write(`run ${run}/${RUNS}: ${s.name}\n`)
         const window = { name: s.name, clock: sandbox.sinceStart }
         windows.push(window)
-        const r = await scenario(sandbox.url, s, window)
+        const r = await scenario(sandbox.url, sandbox.child.pid, s, window)
         if (r.errors > 0) process.stderr.write(`  errors: ${r.errors}, statuses ${JSON.stringify(r.statuses)}\n`)
+        process.stderr.write(`  ${r.rps.toFixed(0)} req/s, ${r.cpu.toFixed(0)} µs CPU per request, peak RSS so far ${peakRssMb(sandbox.child.pid).toFixed(0)} MB\n`)
         push(s.name, r)
       }
       peak = Math.max(peak, peakRssMb(sandbox.child.pid))
@@ -253,13 +267,13 @@ try {
 }
 
 const baseRps = median(results.get(BASELINE).map(r => r.rps))
-const rows = [['Scenario', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'x baseline']]
+const rows = [['Scenario', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'x baseline', 'CPU µs/req']]
 for (const [name, rs] of results) {
   const rps = median(rs.map(r => r.rps))
-  rows.push([name, fmt(rps, 0), fmt(median(rs.map(r => r.p50))), fmt(median(rs.map(r => r.p99))), String(rs.reduce((a, r) => a + r.errors, 0)), fmt(rps / baseRps, 2)])
+  rows.push([name, fmt(rps, 0), fmt(median(rs.map(r => r.p50))), fmt(median(rs.map(r => r.p99))), String(rs.reduce((a, r) => a + r.errors, 0)), fmt(rps / baseRps, 2), fmt(median(rs.map(r => r.cpu)), 0)])
 }
-rows.push(['Start to first healthy answer (ms)', fmt(median(startups), 0), '', '', '', ''])
-rows.push(['Peak RSS of the sandbox (MB)', fmt(peak, 0), '', '', '', ''])
+rows.push(['Start to first healthy answer (ms)', fmt(median(startups), 0), '', '', '', '', ''])
+rows.push(['Peak RSS of the sandbox (MB)', fmt(peak, 0), '', '', '', '', ''])
 const widths = rows[0].map((_, i) => Math.max(...rows.map(r => r[i].length)))
 const line = (r) => '| ' + r.map((c, i) => i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i])).join(' | ') + ' |'
 const cpu = cpus()
