@@ -8,7 +8,7 @@ import { OAuthError } from '../errors.js'
 import { TokenRequest, TokenResponse } from '../../schemas/oauth.js'
 import { errorResponse } from '../../schemas/common.js'
 import { anyCovers, parseScopeString } from './scopes.js'
-import { hashRefreshToken, isFamilyOf } from './tokens.js'
+import { isFamilyOf } from './tokens.js'
 import type { ClientRecord } from '../storage/index.js'
 
 const invalidRequest = (description: string): OAuthError => new OAuthError(400, 'invalid_request', description)
@@ -168,9 +168,9 @@ export default async function authRoutes (app: FastifyInstance): Promise<void> {
       issued = await app.tokens.issue(client, scopes)
     } else {
       if (form.refresh_token === undefined) throw invalidRequest("Body must have required property 'refresh_token'")
-      const hash = hashRefreshToken(form.refresh_token)
-      const stored = await app.storage.refreshTokens.get(hash)
-      if (stored === undefined) throw invalidGrant(INVALID)
+      const found = await app.tokens.findRefreshToken(form.refresh_token)
+      if (found === undefined) throw invalidGrant(INVALID)
+      const { key, record: stored } = found
       // RFC 6749 section 6: a client that authenticates may only refresh its own tokens.
       if (authenticated !== undefined && stored.clientId !== authenticated.id) throw invalidGrant(INVALID)
       const now = app.clock.now()
@@ -187,7 +187,7 @@ export default async function authRoutes (app: FastifyInstance): Promise<void> {
       if (!scopes.every(s => anyCovers(stored.scopes, s))) throw invalidScope()
       // The new refresh token keeps the scopes of the old one (RFC 6749 section 6).
       const next = app.tokens.newRefreshToken(client, stored.scopes, stored.family)
-      const rotated = await app.storage.refreshTokens.rotate(hash, now, next.record)
+      const rotated = await app.storage.refreshTokens.rotate(key, now, next.record)
       if (!rotated.ok) {
         // Lost a race with another use of the same token: a reuse like any other.
         if (rotated.reason === 'used') await app.storage.refreshTokens.revokeFamily(stored.family, now)

@@ -38,7 +38,20 @@ export interface VerifiedToken {
   scopes: string[]
 }
 
-export const hashRefreshToken = (token: string): string => createHash('sha256').update(token).digest('hex')
+/**
+ * The key a refresh token is stored under: the time it was issued (its first 6 bytes, as 12 hex
+ * digits) then 52 hex digits of its SHA-256. Keys of new tokens are appended to the table's index,
+ * so a commit writes a page or two for all the tokens it stores instead of one page per token; and
+ * a key tells nothing of its token but when it was issued.
+ */
+export function hashRefreshToken (token: string): string {
+  const digest = createHash('sha256').update(token).digest('hex')
+  const issued = Buffer.from(token.slice(0, 8), 'base64url').toString('hex')
+  return issued.length === 12 ? issued + digest.slice(0, 52) : digest
+}
+
+// Refresh tokens issued before keys began with the issue time are stored under their whole SHA-256.
+const legacyRefreshTokenKey = (token: string): string => createHash('sha256').update(token).digest('hex')
 
 // Random bytes from a pool refilled 4 KiB at a time: one call into the system's generator per 128
 // refresh tokens rather than one each (randomUUID pools the same way). No byte is handed out twice.
@@ -126,7 +139,10 @@ export class TokenService {
   }
 
   newRefreshToken (client: ClientRecord, scopes: string[], family: string): { token: string, record: RefreshTokenRecord } {
-    const token = randomBytesFromPool(32).toString('base64url')
+    // 32 bytes, base64url: the issue time (6 bytes, so stored keys are ordered), then 26 random bytes.
+    const bytes = randomBytesFromPool(32)
+    bytes.writeUIntBE(Date.now(), 0, 6)
+    const token = bytes.toString('base64url')
     const now = this.#clock.now()
     return {
       token,
@@ -142,6 +158,15 @@ export class TokenService {
         family
       }
     }
+  }
+
+  /** The stored refresh token a client presents, with the key it is stored under. */
+  async findRefreshToken (token: string): Promise<{ key: string, record: RefreshTokenRecord } | undefined> {
+    for (const key of [hashRefreshToken(token), legacyRefreshTokenKey(token)]) {
+      const record = await this.#storage.refreshTokens.get(key)
+      if (record !== undefined) return { key, record }
+    }
+    return undefined
   }
 
   /** Verifies a Bearer token: signature, expiry (sandbox clock), and that its client still stands. */
