@@ -19,15 +19,21 @@ function fileStorage (t: { teardown: (fn: () => unknown) => void }): { path: str
 const setting = (db: Database.Database, key: string): unknown =>
   (db.prepare('SELECT value FROM settings WHERE key = ?').get(key) as { value: string } | undefined)?.value
 
-t.test('a write is seen by another connection only once its promise settles', async t => {
-  const { path, storage } = fileStorage(t)
-  const other = new Database(path, { readonly: true })
-  t.teardown(() => other.close())
+t.test('a write is acknowledged only once its group is committed', async t => {
+  const { storage } = fileStorage(t)
   const insert = storage.db.prepare('INSERT INTO settings (key, value) VALUES (?, ?)')
   const written = groupCommit(storage.db)(() => insert.run('a', '1').changes)
-  t.equal(setting(other, 'a'), undefined, 'not committed while queued')
+  t.equal(setting(storage.db, 'a'), undefined, 'queued, not yet written')
   t.equal(await written, 1, 'the promise gives the write\'s result')
-  t.equal(setting(other, 'a'), '1', 'committed when acknowledged')
+  t.equal(storage.db.inTransaction, false, 'committed when acknowledged')
+  t.equal(setting(storage.db, 'a'), '1')
+})
+
+t.test('the database is the process\'s own: another connection cannot open it while it is open', async t => {
+  const { path } = fileStorage(t)
+  const other = new Database(path, { timeout: 0 })
+  t.teardown(() => other.close())
+  t.throws(() => other.prepare('SELECT COUNT(*) FROM settings').get(), { code: 'SQLITE_BUSY' })
 })
 
 t.test('writes of one turn share a commit, and a write that throws is undone and refused alone', async t => {
