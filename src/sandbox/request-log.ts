@@ -1,9 +1,10 @@
-// The request log: the last N requests in a ring buffer. Recording keeps references (no parsing),
-// so it costs next to nothing per request; cutting long bodies, masking bodies and formatting
-// happen when someone reads the log. Request headers are the exception: they are copied with their
-// credentials masked, and the client they name is read, when recorded. No credential stays in
-// memory, and an entry stays small: under load the ring's entries are what the garbage collector
-// promotes, and a Bearer token was most of each one.
+// The request log: the last N requests in a ring buffer. Recording does little: the request's
+// headers are copied with their credentials masked and the client they name is read (no
+// credential stays in memory), and the entry is kept as JSON text in a slot of an off-heap
+// buffer. Masking bodies, cutting long ones and formatting happen when someone reads the log.
+// Why text off the heap: entries kept as objects outlive a couple of young-generation collections
+// under load, so the garbage collector promoted each one to the old generation, which then grew
+// by megabytes a second and cost more CPU than the rest of the request's logging.
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Clock } from '../clock.js'
 import { redactUrl } from '../plugins/requests.js'
@@ -173,44 +174,90 @@ class LargeBody {
   constructor (readonly bytes: number) {}
 }
 
+/** A kept request body as JSON can hold it: text, a parsed value, or only the size of a large one. */
+type StoredBody = { text: string } | { value: unknown } | { bytes: number } | null
+
+function storeBody (body: unknown): StoredBody {
+  if (body === undefined || body === null || body === '') return null
+  if (body instanceof LargeBody) return { bytes: body.bytes }
+  return typeof body === 'string' ? { text: body } : { value: body }
+}
+
+function restoreBody (body: StoredBody): unknown {
+  if (body === null) return undefined
+  if ('bytes' in body) return new LargeBody(body.bytes)
+  return 'text' in body ? body.text : body.value
+}
+
+type Stored = [number, string, string, number, number, string, string | null, Record<string, unknown>, StoredBody, Record<string, unknown>, string | null]
+
+// Slot size: nearly every API request fits. A larger entry is kept as a string instead.
+const SLOT = 4096
+// Slots come in chunks, allocated when first used: a large REQUEST_LOG_SIZE reserves nothing up front.
+const CHUNK = 256
+
 export class RequestLog {
   readonly capacity: number
   readonly #clock: Clock
-  readonly #ring: Array<Recorded | undefined>
+  readonly #chunks: Buffer[] = []
+  /** Bytes of each entry in its slot; -1 when the entry is in #large. */
+  readonly #lengths: Int32Array
+  readonly #large = new Map<number, string>()
   #next = 0
   #size = 0
 
   constructor (capacity: number, clock: Clock) {
     this.capacity = capacity
     this.#clock = clock
-    this.#ring = new Array(capacity)
+    this.#lengths = new Int32Array(capacity)
   }
 
   get size (): number { return this.#size }
 
   record (request: FastifyRequest, reply: FastifyReply, payload: unknown, status = reply.statusCode): void {
     const kept = keepPayload(payload)
-    this.#ring[this.#next] = {
-      at: this.#clock.now(),
-      method: request.method,
-      url: request.url,
-      status,
-      durationMs: reply.elapsedTime,
-      requestId: request.id,
-      clientId: clientOf(request, status, kept),
-      headers: showHeaders(request.headers),
-      body: keepBody(request),
-      responseHeaders: reply.getHeaders(),
-      payload: kept
+    const entry: Stored = [
+      this.#clock.now(), request.method, request.url, status, reply.elapsedTime, request.id, clientOf(request, status, kept),
+      showHeaders(request.headers), storeBody(keepBody(request)), reply.getHeaders(), kept
+    ]
+    let text: string
+    try {
+      text = JSON.stringify(entry)
+    } catch {
+      // A body JSON cannot hold (a cycle, a BigInt) is left out rather than losing the request.
+      entry[8] = null
+      text = JSON.stringify(entry)
     }
+    this.#keep(this.#next, text)
     this.#next = (this.#next + 1) % this.capacity
     if (this.#size < this.capacity) this.#size++
   }
 
   clear (): void {
-    this.#ring.fill(undefined)
+    this.#chunks.length = 0
+    this.#large.clear()
     this.#next = 0
     this.#size = 0
+  }
+
+  #keep (index: number, text: string): void {
+    this.#large.delete(index)
+    if (text.length * 3 > SLOT && Buffer.byteLength(text) > SLOT) {
+      this.#large.set(index, text)
+      this.#lengths[index] = -1
+      return
+    }
+    const chunk = Math.floor(index / CHUNK)
+    this.#chunks[chunk] ??= Buffer.allocUnsafeSlow(CHUNK * SLOT)
+    this.#lengths[index] = this.#chunks[chunk].write(text, (index % CHUNK) * SLOT, 'utf8')
+  }
+
+  #entry (index: number): Recorded {
+    const length = this.#lengths[index]
+    const start = (index % CHUNK) * SLOT
+    const text = length < 0 ? this.#large.get(index)! : this.#chunks[Math.floor(index / CHUNK)].toString('utf8', start, start + length)
+    const [at, method, url, status, durationMs, requestId, clientId, headers, body, responseHeaders, payload] = JSON.parse(text) as Stored
+    return { at, method, url, status, durationMs, requestId, clientId, headers, body: restoreBody(body), responseHeaders, payload }
   }
 
   /** Newest first, filtered, formatted for reading. */
@@ -221,7 +268,7 @@ export class RequestLog {
     const status = filter.status
     const out: RequestLogEntry[] = []
     for (let i = 1; i <= this.#size && out.length < limit; i++) {
-      const r = this.#ring[(this.#next - i + this.capacity) % this.capacity]!
+      const r = this.#entry((this.#next - i + this.capacity) % this.capacity)
       if (method !== undefined && r.method !== method) continue
       if (status !== undefined && !(status.endsWith('xx') ? String(r.status)[0] === status[0] : String(r.status) === status)) continue
       if (path !== undefined && !path(pathOf(r))) continue
