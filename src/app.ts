@@ -46,10 +46,7 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
   const { config } = options
   const clock = options.clock ?? new Clock()
   const storage = options.storage ?? openStorage(config.databasePath)
-  // Lines go to stdout asynchronously: a burst of requests shares one write, off the event loop
-  // (pino flushes what is pending when the process exits).
-  const destination = options.logStream ?? pino.destination({ dest: 1, sync: false })
-  const logger = pino({ level: config.logLevel, redact: { paths: REDACT, censor: '[redacted]' }, base: undefined }, destination)
+  const logger = pino({ level: config.logLevel, redact: { paths: REDACT, censor: '[redacted]' }, base: undefined }, options.logStream)
 
   const app = Fastify({
     loggerInstance: logger,
