@@ -19,6 +19,9 @@ export function openDatabase (path: string): Db {
   // FULL: a write acknowledged with a 2xx survives a power cut, not just a process crash.
   db.pragma('synchronous = FULL')
   db.pragma('foreign_keys = ON')
+  // 4 MiB of page cache (the driver's default is 16): the sandbox's hot pages are few, and under a
+  // stream of inserts a large cache only fills with pages that are written once.
+  db.pragma('cache_size = -4000')
   migrate(db)
   return db
 }
