@@ -17,8 +17,14 @@ export const metadataTooLarge = (): ApiError =>
 export const etagOf = (serialized: string): string =>
   `"${createHash('sha256').update(serialized, 'utf8').digest('hex')}"`
 
+const SURROGATE_PAIR = /[\uD800-\uDBFF][\uDC00-\uDFFF]/g
+
 /** Unicode code points, not UTF-16 units: an emoji counts as one character. */
-export const codePoints = (text: string): number => [...text].length
+export function codePoints (text: string): number {
+  // Each surrogate pair is two UTF-16 units but one code point (a lone surrogate counts as one).
+  const pairs = text.match(SURROGATE_PAIR)
+  return text.length - (pairs === null ? 0 : pairs.length)
+}
 
 /**
  * JSON.stringify, or undefined when the value is nested too deeply to serialize (the engine's

@@ -71,6 +71,11 @@ export function metadataStore (db: Db): MetadataStore {
 
     async replaceIf (ref, expectedEtag, next) {
       return await write((): ReplaceMetadataResult => {
+        // The usual case, a replacement of the revision the caller read, needs no read here.
+        if (expectedEtag !== null &&
+          update.run(JSON.stringify(next.value), next.etag, next.updatedAt, ref.entity, ref.entityId, ref.organizationId, expectedEtag).changes > 0) {
+          return { written: true, created: false }
+        }
         const current = read(ref)
         if ((current?.etag ?? null) !== expectedEtag) return { written: false, current }
         if (current === undefined) {
