@@ -11,6 +11,7 @@ import { parseTagCondition, type Preconditions } from './conditional.js'
 import { METADATA_ENTITIES, readScope, resolveMetadataRef, writeScope, type MetadataEntity } from './entities.js'
 import type { JsonPatchOperation } from './json-patch.js'
 import { deleteMetadata, patchMetadata, readMetadata, setMetadata } from './service.js'
+import type { MetadataRevision } from '../storage/metadata.js'
 
 const JSON_PATCH = 'application/json-patch+json'
 
@@ -39,6 +40,10 @@ const responses = {
 }
 
 const withEtag = (description: string) => ({ description, headers: ETagHeader })
+
+/** `{ metadata }` of a revision, from its JSON text: no parse and no serialization of the value. */
+const sendRevision = (reply: FastifyReply, status: number, revision: MetadataRevision): FastifyReply =>
+  reply.code(status).header('etag', revision.etag).type('application/json; charset=utf-8').send(`{"metadata":${revision.json ?? JSON.stringify(revision.value)}}`)
 
 export default async function metadataArea (app: FastifyInstance): Promise<void> {
   // JSON Patch bodies parse as JSON does, refusing `__proto__` and `constructor.prototype` alike;
@@ -97,7 +102,7 @@ export default async function metadataArea (app: FastifyInstance): Promise<void>
     }, async (request, reply) => {
       const outcome = await readMetadata(app, await ref(request), preconditionsOf(request))
       if (outcome.status === 304) return reply.code(304).header('etag', outcome.etag).send()
-      return reply.header('etag', outcome.revision.etag).send({ metadata: outcome.revision.value })
+      return sendRevision(reply, 200, outcome.revision)
     })
 
     app.put(url, {
@@ -129,7 +134,7 @@ export default async function metadataArea (app: FastifyInstance): Promise<void>
     }, async (request, reply) => {
       const target = await ref(request)
       const { created, revision } = await setMetadata(app, target, preconditionsOf(request), request.body as Record<string, unknown>)
-      return reply.code(created ? 201 : 200).header('etag', revision.etag).send({ metadata: revision.value })
+      return sendRevision(reply, created ? 201 : 200, revision)
     })
 
     app.patch(url, {
@@ -169,7 +174,7 @@ export default async function metadataArea (app: FastifyInstance): Promise<void>
     }, async (request, reply) => {
       const target = await ref(request)
       const revision = await patchMetadata(app, target, preconditionsOf(request), request.body as JsonPatchOperation[], workLimit)
-      return reply.header('etag', revision.etag).send({ metadata: revision.value })
+      return sendRevision(reply, 200, revision)
     })
 
     app.delete(url, {

@@ -43,5 +43,5 @@ export function serialize (value: unknown): string | undefined {
 export function toRevision (value: Record<string, unknown>, now: string): MetadataRevision | ApiError {
   const serialized = serialize(value)
   if (serialized === undefined || codePoints(serialized) > METADATA_SIZE_LIMIT) return metadataTooLarge()
-  return { value, etag: etagOf(serialized), updatedAt: now }
+  return { value, json: serialized, etag: etagOf(serialized), updatedAt: now }
 }

@@ -14,6 +14,11 @@ export interface MetadataRef {
 /** One stored revision of an entity's metadata. */
 export interface MetadataRevision {
   value: Record<string, unknown>
+  /**
+   * The value serialized (JSON.stringify): what is stored, what the ETag hashes, what a 2xx answers
+   * with. Set on every revision the store and toRevision make; serialized again when absent.
+   */
+  json?: string
   /** The revision's entity tag, quotes included (`"<sha256 hex>"`). */
   etag: string
   updatedAt: string
@@ -40,17 +45,26 @@ export interface MetadataStore {
 }
 
 interface MetadataRow { body: string, etag: string, updated_at: string }
-const toRevision = (r: MetadataRow): MetadataRevision => ({
-  value: JSON.parse(r.body) as Record<string, unknown>, etag: r.etag, updatedAt: r.updated_at
-})
+function toRevision (r: MetadataRow): MetadataRevision {
+  let value: Record<string, unknown> | undefined
+  return {
+    // Parsed when first used: a read answered with the stored text, or with 304, never is.
+    get value () { return (value ??= JSON.parse(r.body) as Record<string, unknown>) },
+    json: r.body,
+    etag: r.etag,
+    updatedAt: r.updated_at
+  }
+}
 
 /**
  * Inserts a first revision inside the caller's transaction: user creation stores the user, its
  * metadata and its events atomically.
  */
+const textOf = (r: MetadataRevision): string => r.json ?? JSON.stringify(r.value)
+
 export function metadataInserter (db: Db): (ref: MetadataRef, revision: MetadataRevision) => void {
   const insert = db.prepare('INSERT INTO metadata (entity_type, entity_id, organization_id, body, etag, updated_at) VALUES (?, ?, ?, ?, ?, ?)')
-  return (ref, r) => { insert.run(ref.entity, ref.entityId, ref.organizationId, JSON.stringify(r.value), r.etag, r.updatedAt) }
+  return (ref, r) => { insert.run(ref.entity, ref.entityId, ref.organizationId, textOf(r), r.etag, r.updatedAt) }
 }
 
 export function metadataStore (db: Db): MetadataStore {
@@ -73,7 +87,7 @@ export function metadataStore (db: Db): MetadataStore {
       return await write((): ReplaceMetadataResult => {
         // The usual case, a replacement of the revision the caller read, needs no read here.
         if (expectedEtag !== null &&
-          update.run(JSON.stringify(next.value), next.etag, next.updatedAt, ref.entity, ref.entityId, ref.organizationId, expectedEtag).changes > 0) {
+          update.run(textOf(next), next.etag, next.updatedAt, ref.entity, ref.entityId, ref.organizationId, expectedEtag).changes > 0) {
           return { written: true, created: false }
         }
         const current = read(ref)
@@ -82,7 +96,7 @@ export function metadataStore (db: Db): MetadataStore {
           insert(ref, next)
           return { written: true, created: true }
         }
-        update.run(JSON.stringify(next.value), next.etag, next.updatedAt, ref.entity, ref.entityId, ref.organizationId, expectedEtag)
+        update.run(textOf(next), next.etag, next.updatedAt, ref.entity, ref.entityId, ref.organizationId, expectedEtag)
         return { written: true, created: false }
       })
     },

@@ -4,7 +4,7 @@ import { openStorage } from '../../src/storage/index.js'
 import type { MetadataRevision } from '../../src/storage/metadata.js'
 
 const ORG = '11111111-1111-4111-8111-111111111111'
-const rev = (value: Record<string, unknown>, tag: string): MetadataRevision => ({ value, etag: tag, updatedAt: '2030-01-01T00:00:00.000Z' })
+const rev = (value: Record<string, unknown>, tag: string): MetadataRevision => ({ value, json: JSON.stringify(value), etag: tag, updatedAt: '2030-01-01T00:00:00.000Z' })
 
 t.test('replaceIf and deleteIf write only over the expected revision', async t => {
   const storage = openStorage(':memory:')
