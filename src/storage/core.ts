@@ -152,12 +152,12 @@ export function clientStore (db: Db): ClientStore {
 
 export function refreshTokenStore (db: Db): RefreshTokenStore {
   const insert = db.prepare(`INSERT INTO refresh_tokens (hash, client_id, organization_id, user_id, scopes, expires_at, created_at, used_at, family)
-    VALUES (@hash, @clientId, @organizationId, @userId, @scopes, @expiresAt, @createdAt, @usedAt, @family)`)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
   const get = db.prepare<[string], RefreshRow>('SELECT * FROM refresh_tokens WHERE hash = ?')
   const markUsed = db.prepare('UPDATE refresh_tokens SET used_at = ? WHERE hash = ? AND used_at IS NULL')
   const revokeFamily = db.prepare('UPDATE refresh_tokens SET used_at = ? WHERE family = ? AND used_at IS NULL')
   const save = (t: RefreshTokenRecord): void => {
-    insert.run({ ...t, scopes: JSON.stringify(t.scopes) })
+    insert.run(t.hash, t.clientId, t.organizationId, t.userId, JSON.stringify(t.scopes), t.expiresAt, t.createdAt, t.usedAt, t.family)
   }
   const write = groupCommit(db)
   return {
