@@ -4,6 +4,7 @@ import { createHash, randomUUID } from 'node:crypto'
 import type { Db } from './db.js'
 import type { EntityRecord, NewClient, Organization, UserRecord } from './types.js'
 import { emailKey } from './core.js'
+import { memoOf } from './memo.js'
 
 export interface FixtureMetadata {
   /** The API's plural entity name: `users`, `accounts`, ... */
@@ -63,10 +64,12 @@ export function adminStore (db: Db): AdminStore {
   const entity = db.prepare<[string], { type: string, organization_id: string, user_id: string }>('SELECT type, organization_id, user_id FROM entities WHERE id = ?')
   const seedLoaded = db.prepare<[string], { digest: string }>('SELECT digest FROM sandbox_seeds WHERE digest = ?')
   const markSeed = db.prepare('INSERT OR IGNORE INTO sandbox_seeds (digest, loaded_at) VALUES (?, ?)')
+  const memo = memoOf(db)
 
   return {
     async reset (organizationId) {
       db.transaction(() => {
+        memo.clear()
         // Checked at commit, when every referencing row is gone too, whatever the delete order.
         db.pragma('defer_foreign_keys = ON')
         for (const table of tables()) {
@@ -80,6 +83,7 @@ export function adminStore (db: Db): AdminStore {
 
     async loadFixture (plan, updatedAt) {
       db.transaction(() => {
+        memo.clear()
         for (const o of plan.organizations) insertOrganization.run(o.id, o.name, o.createdAt)
         for (const u of plan.users) insertUser.run(u.id, u.organizationId, u.email, emailKey(u.email), JSON.stringify(u.record), u.createdAt)
         for (const c of plan.clients) {

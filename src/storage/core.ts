@@ -9,6 +9,7 @@ import type {
 } from './types.js'
 import { randomUUID } from 'node:crypto'
 import { metadataInserter } from './metadata.js'
+import { memoOf } from './memo.js'
 
 interface ClientRow {
   id: string,
@@ -205,12 +206,19 @@ export function userStore (db: Db, events: { appendSync: (e: NewEvent) => EventR
   const insert = db.prepare('INSERT OR IGNORE INTO users (id, organization_id, email, email_key, record, created_at) VALUES (?, ?, ?, ?, ?, ?)')
   const insertMetadata = metadataInserter(db)
   const write = groupCommit(db)
+  const memo = memoOf(db)
   return {
     async get (org, id) {
       const row = get.get(org, id)
       return row === undefined ? undefined : toUser(row)
     },
-    async exists (org, id) { return exists.get(id, org) !== undefined },
+    // Only users known to exist are remembered: a user is removed by nothing but a reset.
+    async exists (org, id) {
+      if (memo.hasUser(org, id)) return true
+      if (exists.get(id, org) === undefined) return false
+      memo.rememberUser(org, id)
+      return true
+    },
     async findByEmail (org, email) {
       const row = byEmail.get(org, emailKey(email))
       return row === undefined ? undefined : toUser(row)

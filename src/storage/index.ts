@@ -1,6 +1,7 @@
 // The storage module: one object holding every store, each owning its SQL. Areas reach it as
 // `app.storage`; nothing else touches the database.
 import { groupCommit, openDatabase, type Db } from './db.js'
+import { memoOf } from './memo.js'
 import { metadataStore, type MetadataStore } from './metadata.js'
 import { webhooksStore, type WebhooksStore } from './webhooks.js'
 import { adminStore, type AdminStore } from './admin.js'
@@ -24,6 +25,11 @@ export interface Storage {
   webhooks: WebhooksStore
   /** Sandbox-only operations across every table: reset, fixtures. */
   admin: AdminStore
+  /**
+   * Drops what the storage remembers of rows it read (see memo.ts): for whoever wrote the
+   * database behind its back, through `db` (tests).
+   */
+  forget (): void
   /** Checks the database answers (the health route). */
   ping (): Promise<boolean>
   close (): Promise<void>
@@ -47,6 +53,7 @@ export function openStorage (path: string): Storage {
     metadata: metadataStore(db),
     webhooks: webhooksStore(db),
     admin: adminStore(db),
+    forget () { memoOf(db).clear() },
     async ping () { return ping.get() !== undefined },
     async close () {
       if (!db.open) return

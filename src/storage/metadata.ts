@@ -3,6 +3,7 @@
 // transaction (a savepoint of the group commit), so two writers holding the same ETag can never
 // both succeed.
 import { groupCommit, type Db } from './db.js'
+import { memoOf } from './memo.js'
 
 /** Which metadata: the entity type as its path segment (`users`, `accounts`, ...) and the entity id. */
 export interface MetadataRef {
@@ -56,15 +57,22 @@ function toRevision (r: MetadataRow): MetadataRevision {
   }
 }
 
+const textOf = (r: MetadataRevision): string => r.json ?? JSON.stringify(r.value)
+
+// The entity type and the organization never hold a NUL; the entity id, from the path, comes last.
+const metadataKey = (ref: MetadataRef): string => `${ref.entity}\0${ref.organizationId}\0${ref.entityId}`
+
 /**
  * Inserts a first revision inside the caller's transaction: user creation stores the user, its
  * metadata and its events atomically.
  */
-const textOf = (r: MetadataRevision): string => r.json ?? JSON.stringify(r.value)
-
 export function metadataInserter (db: Db): (ref: MetadataRef, revision: MetadataRevision) => void {
   const insert = db.prepare('INSERT INTO metadata (entity_type, entity_id, organization_id, body, etag, updated_at) VALUES (?, ?, ?, ?, ?, ?)')
-  return (ref, r) => { insert.run(ref.entity, ref.entityId, ref.organizationId, textOf(r), r.etag, r.updatedAt) }
+  const memo = memoOf(db)
+  return (ref, r) => {
+    memo.forgetMetadata(metadataKey(ref))
+    insert.run(ref.entity, ref.entityId, ref.organizationId, textOf(r), r.etag, r.updatedAt)
+  }
 }
 
 export function metadataStore (db: Db): MetadataStore {
@@ -75,16 +83,27 @@ export function metadataStore (db: Db): MetadataStore {
   const del = db.prepare('DELETE FROM metadata WHERE entity_type = ? AND entity_id = ? AND organization_id = ? AND etag = ?')
   const insert = metadataInserter(db)
   const write = groupCommit(db)
+  const memo = memoOf(db)
   const read = (ref: MetadataRef): MetadataRevision | undefined => {
     const row = get.get(ref.entity, ref.entityId, ref.organizationId)
     return row === undefined ? undefined : toRevision(row)
   }
 
   return {
-    async get (ref) { return read(ref) },
+    // Outside any transaction: what it reads is committed, so it may be remembered.
+    async get (ref) {
+      const key = metadataKey(ref)
+      let revision = memo.metadata(key)
+      if (revision === undefined) {
+        revision = read(ref)
+        if (revision !== undefined) memo.rememberMetadata(key, revision)
+      }
+      return revision
+    },
 
     async replaceIf (ref, expectedEtag, next) {
       return await write((): ReplaceMetadataResult => {
+        memo.forgetMetadata(metadataKey(ref))
         // The usual case, a replacement of the revision the caller read, needs no read here.
         if (expectedEtag !== null &&
           update.run(textOf(next), next.etag, next.updatedAt, ref.entity, ref.entityId, ref.organizationId, expectedEtag).changes > 0) {
@@ -103,6 +122,7 @@ export function metadataStore (db: Db): MetadataStore {
 
     async deleteIf (ref, expectedEtag) {
       return await write((): DeleteMetadataResult => {
+        memo.forgetMetadata(metadataKey(ref))
         if (del.run(ref.entity, ref.entityId, ref.organizationId, expectedEtag).changes > 0) return { deleted: true }
         return { deleted: false, current: read(ref) }
       })

@@ -1,0 +1,85 @@
+// The storage answers the acting user's existence and metadata revisions from memory once read:
+// nothing it remembers outlives a write, whichever way the write comes (the API, a group commit
+// still queued, a fixture, a reset).
+import t from 'tap'
+import { accessToken, bearer, build, DEMO_ORG, makeUser, onBehalfOf } from '../helpers.js'
+import { ALICE, goodFixture } from '../sandbox/fixture-data.js'
+import { openStorage } from '../../src/storage/index.js'
+import type { MetadataRevision } from '../../src/storage/metadata.js'
+
+const SCOPES = 'core.users.metadata:read core.users.metadata:write core.users:act-on-behalf-of'
+
+t.test('a read after a write through the API answers the new revision, never the remembered one', async t => {
+  const app = await build(t)
+  const token = await accessToken(app, { scope: SCOPES })
+  const user = await makeUser(app)
+  const headers = { ...bearer(token), ...onBehalfOf(user.id) }
+  const get = () => app.inject({ method: 'GET', url: '/core/users/me/metadata', headers })
+
+  t.equal((await app.inject({ method: 'PUT', url: '/core/users/me/metadata', headers, payload: { a: 1 } })).statusCode, 201)
+  const first = await get()
+  t.same(first.json(), { metadata: { a: 1 } })
+  t.same((await get()).json(), { metadata: { a: 1 } }, 'read again, from memory')
+
+  const put = await app.inject({ method: 'PUT', url: '/core/users/me/metadata', headers, payload: { a: 2 } })
+  t.equal(put.statusCode, 200)
+  const afterPut = await get()
+  t.same(afterPut.json(), { metadata: { a: 2 } })
+  t.equal(afterPut.headers.etag, put.headers.etag)
+  t.equal((await app.inject({ method: 'GET', url: '/core/users/me/metadata', headers: { ...headers, 'if-none-match': first.headers.etag } })).statusCode, 200, 'the old ETag no longer matches')
+
+  const patch = await app.inject({ method: 'PATCH', url: '/core/users/me/metadata', headers: { ...headers, 'content-type': 'application/json-patch+json' }, payload: JSON.stringify([{ op: 'add', path: '/b', value: true }]) })
+  t.equal(patch.statusCode, 200)
+  t.same((await get()).json(), { metadata: { a: 2, b: true } })
+
+  t.equal((await app.inject({ method: 'DELETE', url: '/core/users/me/metadata', headers })).statusCode, 204)
+  const gone = await get()
+  t.equal(gone.statusCode, 404)
+  t.match(gone.json(), { code: 'entity_not_found', details: { entity: 'metadata' } })
+})
+
+t.test('a fixture replacing remembered metadata is what the next read answers', async t => {
+  const app = await build(t)
+  t.equal((await app.inject({ method: 'POST', url: '/_sandbox/fixtures', payload: goodFixture })).statusCode, 201)
+  const token = await accessToken(app, { clientId: 'acme-ci', secret: 'acme-ci-secret' })
+  const headers = { ...bearer(token), ...onBehalfOf(ALICE) }
+  t.same((await app.inject({ method: 'GET', url: '/core/users/me/metadata', headers })).json(), { metadata: { tier: 'gold' } })
+
+  const again = { metadata: [{ entity: 'users', entityId: ALICE, metadata: { tier: 'platinum' } }] }
+  t.equal((await app.inject({ method: 'POST', url: '/_sandbox/fixtures', payload: again })).statusCode, 201)
+  t.same((await app.inject({ method: 'GET', url: '/core/users/me/metadata', headers })).json(), { metadata: { tier: 'platinum' } })
+})
+
+t.test('after a reset, a remembered user is gone for the client created again', async t => {
+  const app = await build(t)
+  const user = await makeUser(app)
+  const before = await accessToken(app, { scope: SCOPES })
+  t.equal((await app.inject({ method: 'PUT', url: '/core/users/me/metadata', headers: { ...bearer(before), ...onBehalfOf(user.id) }, payload: { a: 1 } })).statusCode, 201)
+  t.equal((await app.inject({ method: 'GET', url: '/core/users/me/metadata', headers: { ...bearer(before), ...onBehalfOf(user.id) } })).statusCode, 200)
+
+  t.equal((await app.inject({ method: 'POST', url: '/_sandbox/reset', payload: { organizationId: DEMO_ORG } })).statusCode, 204)
+  const after = await accessToken(app, { scope: SCOPES })
+  const res = await app.inject({ method: 'GET', url: '/core/users/me/metadata', headers: { ...bearer(after), ...onBehalfOf(user.id) } })
+  t.equal(res.statusCode, 404)
+  t.match(res.json(), { code: 'entity_not_found', details: { entity: 'user' } })
+})
+
+t.test('a read while a write is queued answers what is committed, and the write then shows', async t => {
+  const storage = openStorage(':memory:')
+  t.teardown(() => storage.close())
+  const org = '11111111-1111-4111-8111-111111111111'
+  await storage.organizations.ensure(org, 'Org', '2030-01-01T00:00:00.000Z')
+  const ref = { organizationId: org, entity: 'accounts', entityId: 'e1' }
+  const rev = (a: number): MetadataRevision => ({ value: { a }, json: JSON.stringify({ a }), etag: `"${a}"`, updatedAt: '2030-01-01T00:00:00.000Z' })
+  await storage.metadata.replaceIf(ref, null, rev(1))
+
+  const write = storage.metadata.replaceIf(ref, '"1"', rev(2))
+  t.equal((await storage.metadata.get(ref))?.etag, '"1"', 'queued, not committed: the committed revision')
+  t.same(await write, { written: true, created: false })
+  t.equal((await storage.metadata.get(ref))?.etag, '"2"')
+
+  const removal = storage.metadata.deleteIf(ref, '"2"')
+  t.equal((await storage.metadata.get(ref))?.etag, '"2"')
+  t.same(await removal, { deleted: true })
+  t.equal(await storage.metadata.get(ref), undefined)
+})
