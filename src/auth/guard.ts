@@ -6,7 +6,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import {
   ApiError, entityNotFound, insufficientScopes, requestInvalid, subjectNotAllowed, tokenInvalid, unauthorizedAdmin
 } from '../errors.js'
-import { anyCovers } from './scopes.js'
+import { keptListCovers } from './scopes.js'
 
 export type SubjectType = 'client' | 'user'
 
@@ -85,14 +85,14 @@ async function authGuard (app: FastifyInstance): Promise<void> {
         throw requestInvalid('headers', [{ property: 'x-on-behalf-of', rule: 'pattern', ruleParams: { pattern: '^user\\s<uuid>$' } }])
       }
       if (auth.subject !== 'client') throw subjectNotAllowed(['client'], auth.subject)
-      if (!anyCovers(scopes, ACT_ON_BEHALF_OF)) throw insufficientScopes([ACT_ON_BEHALF_OF], scopes)
+      if (!keptListCovers(scopes, ACT_ON_BEHALF_OF)) throw insufficientScopes([ACT_ON_BEHALF_OF], scopes)
       const userId = match[1].toLowerCase()
       if (!await app.storage.users.exists(auth.organizationId, userId)) throw entityNotFound('user')
       auth.subject = 'user'
       auth.userId = userId
     }
 
-    const missing = requirement.scopes.some(s => !anyCovers(scopes, s))
+    const missing = requirement.scopes.some(s => !keptListCovers(scopes, s))
     if (missing) throw insufficientScopes(requirement.scopes, scopes)
     if (!requirement.subjects.includes(auth.subject)) throw subjectNotAllowed(requirement.subjects, auth.subject)
     // A token bound to a user acts for it only while the user exists (X-On-Behalf-Of's was checked above).

@@ -76,3 +76,15 @@ export function anyCovers (held: readonly string[], wanted: string): boolean {
   for (const h of held) if (scopeCovers(h, wanted)) return true
   return false
 }
+
+// The guard asks of the same few held lists (one per token it remembers) again and again.
+const answers = new WeakMap<readonly string[], Map<string, boolean>>()
+
+/** anyCovers, remembered per held list: for lists that are kept and never changed. */
+export function keptListCovers (held: readonly string[], wanted: string): boolean {
+  let known = answers.get(held)
+  if (known === undefined) answers.set(held, known = new Map())
+  let answer = known.get(wanted)
+  if (answer === undefined) known.set(wanted, answer = anyCovers(held, wanted))
+  return answer
+}

@@ -16,9 +16,12 @@ export interface Preconditions {
 
 const SYNTAX = new RegExp(TAG_CONDITION_PATTERN, 'u')
 const TAG = /(W\/)?("[^"]*")/g
+// What clients send nearly always: the one strong tag they were given (a subset of SYNTAX).
+const ONE_STRONG_TAG = /^"[\x21\x23-\x7E\x80-\xFF]*"$/
 
 /** Parses a field value; undefined when it is not valid syntax. */
 export function parseTagCondition (value: string): TagCondition | undefined {
+  if (ONE_STRONG_TAG.test(value)) return [{ weak: false, opaque: value }]
   if (!SYNTAX.test(value)) return undefined
   if (value.trim() === '*') return '*'
   return [...value.matchAll(TAG)].map(m => ({ weak: m[1] !== undefined, opaque: m[2] }))
@@ -36,7 +39,8 @@ export type Verdict = 'proceed' | 'not-modified' | 'if-match-failed' | 'if-none-
  * representation). `safe` is true for GET and HEAD, where a matching If-None-Match means 304.
  */
 export function evaluatePreconditions (conditions: Preconditions, currentEtag: string | undefined, safe: boolean): Verdict {
-  const current: EntityTag | undefined = currentEtag === undefined ? undefined : { weak: currentEtag.startsWith('W/'), opaque: currentEtag.replace(/^W\//, '') }
+  const weak = currentEtag?.startsWith('W/') === true
+  const current: EntityTag | undefined = currentEtag === undefined ? undefined : { weak, opaque: weak ? currentEtag.slice(2) : currentEtag }
   const { ifMatch, ifNoneMatch } = conditions
   if (ifMatch !== undefined) {
     const holds = current !== undefined && (ifMatch === '*' || ifMatch.some(tag => strongMatch(tag, current)))

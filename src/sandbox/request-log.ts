@@ -99,8 +99,10 @@ function showBody (body: unknown, isText: boolean): { body?: unknown, truncated?
 
 function showHeaders (headers: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {}
-  for (const [name, value] of Object.entries(headers)) {
-    if (name === 'cookie' || name === 'set-cookie') continue
+  // for-in over own members: it allocates no [name, value] pair per header (this runs per request).
+  for (const name in headers) {
+    if (!Object.hasOwn(headers, name) || name === 'cookie' || name === 'set-cookie') continue
+    const value = headers[name]
     if (name === 'authorization' || name === 'proxy-authorization') {
       const scheme = typeof value === 'string' ? value.split(' ')[0] : ''
       out[name] = /^[A-Za-z]+$/.test(scheme) ? `${scheme} ${MASK}` : MASK
