@@ -102,8 +102,9 @@ export function metadataStore (db: Db): MetadataStore {
     },
 
     async replaceIf (ref, expectedEtag, next) {
-      return await write((): ReplaceMetadataResult => {
-        memo.forgetMetadata(metadataKey(ref))
+      const key = metadataKey(ref)
+      const result = await write((): ReplaceMetadataResult => {
+        memo.forgetMetadata(key)
         // The usual case, a replacement of the revision the caller read, needs no read here.
         if (expectedEtag !== null &&
           update.run(textOf(next), next.etag, next.updatedAt, ref.entity, ref.entityId, ref.organizationId, expectedEtag).changes > 0) {
@@ -118,6 +119,9 @@ export function metadataStore (db: Db): MetadataStore {
         update.run(textOf(next), next.etag, next.updatedAt, ref.entity, ref.entityId, ref.organizationId, expectedEtag)
         return { written: true, created: false }
       })
+      // Committed, so current: a later write commits only in a later group, after this line has run.
+      if (result.written) memo.rememberMetadata(key, next)
+      return result
     },
 
     async deleteIf (ref, expectedEtag) {

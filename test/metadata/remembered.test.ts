@@ -78,8 +78,28 @@ t.test('a read while a write is queued answers what is committed, and the write 
   t.same(await write, { written: true, created: false })
   t.equal((await storage.metadata.get(ref))?.etag, '"2"')
 
+  const stale = await storage.metadata.replaceIf(ref, '"1"', rev(3))
+  t.equal(stale.written, false)
+  t.equal((await storage.metadata.get(ref))?.etag, '"2"', 'a refused write leaves the current revision')
+
   const removal = storage.metadata.deleteIf(ref, '"2"')
   t.equal((await storage.metadata.get(ref))?.etag, '"2"')
   t.same(await removal, { deleted: true })
   t.equal(await storage.metadata.get(ref), undefined)
+})
+
+t.test('a write that fails inside its group commit leaves nothing remembered', async t => {
+  const storage = openStorage(':memory:')
+  t.teardown(() => storage.close())
+  const org = '11111111-1111-4111-8111-111111111111'
+  await storage.organizations.ensure(org, 'Org', '2030-01-01T00:00:00.000Z')
+  const ok = { organizationId: org, entity: 'accounts', entityId: 'e1' }
+  // No such organization: the insert breaks a foreign key, in the same group as a write that holds.
+  const orphan = { organizationId: '99999999-9999-4999-8999-999999999999', entity: 'accounts', entityId: 'e2' }
+  const rev = { value: { a: 1 }, json: '{"a":1}', etag: '"1"', updatedAt: '2030-01-01T00:00:00.000Z' }
+  const [held, failed] = await Promise.allSettled([storage.metadata.replaceIf(ok, null, rev), storage.metadata.replaceIf(orphan, null, rev)])
+  t.same(held, { status: 'fulfilled', value: { written: true, created: true } })
+  t.equal(failed.status, 'rejected')
+  t.equal((await storage.metadata.get(ok))?.etag, '"1"')
+  t.equal(await storage.metadata.get(orphan), undefined)
 })
