@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 // Reads the configuration, builds the app, listens, prints a short banner and shuts down cleanly
 // on SIGINT/SIGTERM (stop accepting, finish in-flight requests, close the database).
-import pino from 'pino'
 import { ConfigError, loadConfig, type Config } from './config.js'
 import { buildApp } from './app.js'
+import { batchedLogStream } from './log-stream.js'
 import { openStorage, type Storage } from './storage/index.js'
 
 /**
@@ -38,17 +38,6 @@ function banner (config: Config, url: string): string {
   return lines.join('\n')
 }
 
-/**
- * Standard output for log lines, written in batches: one write per 4 KiB of lines, and at least
- * every 100 ms, rather than one per line (under load, the write system call cost more than all the
- * rest of a request's logging). What is pending is written when the process exits.
- */
-function batchedStdout (): pino.DestinationStream & { flushSync: () => void } {
-  const stream = pino.destination({ dest: 1, sync: true, minLength: 4096, periodicFlush: 100 })
-  process.on('exit', () => { stream.flushSync() })
-  return stream
-}
-
 async function main (): Promise<void> {
   let config: Config
   try {
@@ -61,7 +50,8 @@ async function main (): Promise<void> {
     throw err
   }
 
-  const logStream = batchedStdout()
+  const logStream = batchedLogStream()
+  process.on('exit', () => { logStream.flushSync() })
   const app = await buildApp({ config, storage: openStorageOrMemory(config), logStream })
   const address = await app.listen({ port: config.port, host: config.host })
   const port = (app.server.address() as { port: number }).port
