@@ -1,13 +1,14 @@
 // The request log: the last N requests in a ring buffer. Recording does little: the request's
-// headers are copied with their credentials masked and the client they name is read (no
-// credential stays in memory), and the entry is kept as JSON text in a slot of an off-heap
-// buffer. Masking bodies, cutting long ones and formatting happen when someone reads the log.
+// headers are written with their credentials masked and the client they name is read (no
+// credential stays in memory), and the entry is kept as text (entry-text.ts) in a slot of an
+// off-heap buffer. Masking bodies, cutting long ones and formatting happen when someone reads the log.
 // Why text off the heap: entries kept as objects outlive a couple of young-generation collections
 // under load, so the garbage collector promoted each one to the old generation, which then grew
 // by megabytes a second and cost more CPU than the rest of the request's logging.
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Clock } from '../clock.js'
 import { redactUrl } from '../plugins/requests.js'
+import { EntryReader, EntryWriter } from './entry-text.js'
 
 const BODY_LIMIT = 4096
 // A longer answer is cut when recorded, so the log never holds large documents (/openapi.json).
@@ -97,20 +98,45 @@ function showBody (body: unknown, isText: boolean): { body?: unknown, truncated?
   return { body: masked }
 }
 
+/** An authorization header's value as the log shows it: its scheme, if it has one, and the mask. */
+function maskCredentials (value: unknown): string {
+  const scheme = typeof value === 'string' ? value.split(' ')[0] : ''
+  return /^[A-Za-z]+$/.test(scheme) ? `${scheme} ${MASK}` : MASK
+}
+
+const isCredential = (name: string): boolean => name === 'authorization' || name === 'proxy-authorization'
+const isCookie = (name: string): boolean => name === 'cookie' || name === 'set-cookie'
+
 function showHeaders (headers: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {}
-  // for-in over own members: it allocates no [name, value] pair per header (this runs per request).
-  for (const name in headers) {
-    if (!Object.hasOwn(headers, name) || name === 'cookie' || name === 'set-cookie') continue
-    const value = headers[name]
-    if (name === 'authorization' || name === 'proxy-authorization') {
-      const scheme = typeof value === 'string' ? value.split(' ')[0] : ''
-      out[name] = /^[A-Za-z]+$/.test(scheme) ? `${scheme} ${MASK}` : MASK
-    } else {
-      out[name] = value
-    }
+  for (const [name, value] of Object.entries(headers)) {
+    if (isCookie(name)) continue
+    out[name] = isCredential(name) ? maskCredentials(value) : value
   }
   return out
+}
+
+/**
+ * Writes headers as a count then name and value pairs; request headers are shown as they will be
+ * read (credentials masked, cookies left out), so no credential is kept.
+ */
+function writeHeaders (entry: EntryWriter, headers: Record<string, unknown>, show: boolean): void {
+  const pairs = new EntryWriter()
+  let count = 0
+  // for-in over own members: it allocates no [name, value] pair per header (this runs per request).
+  for (const name in headers) {
+    if (!Object.hasOwn(headers, name)) continue
+    if (show && isCookie(name)) continue
+    pairs.string(name).headerValue(show && isCredential(name) ? maskCredentials(headers[name]) : headers[name])
+    count++
+  }
+  entry.number(count).text += pairs.text
+}
+
+function readHeaders (entry: EntryReader): Record<string, unknown> {
+  const headers: Record<string, unknown> = {}
+  for (let i = entry.number(); i > 0; i--) headers[entry.string()] = entry.headerValue()
+  return headers
 }
 
 /** The client named by the credentials sent to the token endpoint; the secret is never kept. */
@@ -191,7 +217,15 @@ function restoreBody (body: StoredBody): unknown {
   return 'text' in body ? body.text : body.value
 }
 
-type Stored = [number, string, string, number, number, string, string | null, Record<string, unknown>, StoredBody, Record<string, unknown>, string | null]
+/** A body's JSON; null when it has none or JSON cannot hold it (a cycle, a BigInt): the request is kept without it. */
+function bodyJson (body: StoredBody): string | null {
+  if (body === null) return null
+  try {
+    return JSON.stringify(body)
+  } catch {
+    return null
+  }
+}
 
 // Slot size: nearly every API request fits. A larger entry is kept as a string instead.
 const SLOT = 4096
@@ -218,19 +252,14 @@ export class RequestLog {
 
   record (request: FastifyRequest, reply: FastifyReply, payload: unknown, status = reply.statusCode): void {
     const kept = keepPayload(payload)
-    const entry: Stored = [
-      this.#clock.now(), request.method, request.url, status, reply.elapsedTime, request.id, clientOf(request, status, kept),
-      showHeaders(request.headers), storeBody(keepBody(request)), reply.getHeaders(), kept
-    ]
-    let text: string
-    try {
-      text = JSON.stringify(entry)
-    } catch {
-      // A body JSON cannot hold (a cycle, a BigInt) is left out rather than losing the request.
-      entry[8] = null
-      text = JSON.stringify(entry)
-    }
-    this.#keep(this.#next, text)
+    const entry = new EntryWriter()
+      .number(this.#clock.now()).string(request.method).string(request.url).number(status).number(reply.elapsedTime)
+      .string(request.id).nullable(clientOf(request, status, kept))
+    writeHeaders(entry, request.headers, true)
+    entry.nullable(bodyJson(storeBody(keepBody(request))))
+    writeHeaders(entry, reply.getHeaders(), false)
+    entry.nullable(kept)
+    this.#keep(this.#next, entry.text)
     this.#next = (this.#next + 1) % this.capacity
     if (this.#size < this.capacity) this.#size++
   }
@@ -258,8 +287,19 @@ export class RequestLog {
     const length = this.#lengths[index]
     const start = (index % CHUNK) * SLOT
     const text = length < 0 ? this.#large.get(index)! : this.#chunks[Math.floor(index / CHUNK)].toString('utf8', start, start + length)
-    const [at, method, url, status, durationMs, requestId, clientId, headers, body, responseHeaders, payload] = JSON.parse(text) as Stored
-    return { at, method, url, status, durationMs, requestId, clientId, headers, body: restoreBody(body), responseHeaders, payload }
+    const entry = new EntryReader(text)
+    const at = entry.number()
+    const method = entry.string()
+    const url = entry.string()
+    const status = entry.number()
+    const durationMs = entry.number()
+    const requestId = entry.string()
+    const clientId = entry.nullable()
+    const headers = readHeaders(entry)
+    const body = entry.nullable()
+    const responseHeaders = readHeaders(entry)
+    const payload = entry.nullable()
+    return { at, method, url, status, durationMs, requestId, clientId, headers, body: restoreBody(body === null ? null : JSON.parse(body) as StoredBody), responseHeaders, payload }
   }
 
   /** Newest first, filtered, formatted for reading. */
