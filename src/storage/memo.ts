@@ -10,38 +10,62 @@ import type { MetadataRevision } from './metadata.js'
 // Bounded: when full, forgotten at once (the next reads fill it again).
 const LIMIT = 20_000
 
+/** Which metadata, as the metadata store names it. */
+interface MetadataKey { organizationId: string, entity: string, entityId: string }
+
+// Nested maps rather than one map under joined keys: no key to build per lookup, and the ids, one
+// string each from the request, are hashed once for both the user and the metadata lookup.
 export class Memo {
-  /** Users known to exist, as `<organization>\0<user>`: users go only with a reset. */
-  readonly #users = new Set<string>()
-  /** Current metadata revisions, by `metadataKey`. No entry: not known (absent ones are not kept). */
-  readonly #metadata = new Map<string, MetadataRevision>()
+  /** Users known to exist, by organization: users go only with a reset. */
+  readonly #users = new Map<string, Set<string>>()
+  #userCount = 0
+  /** Current metadata revisions, by organization, entity type and id. Absent ones are not kept. */
+  readonly #metadata = new Map<string, Map<string, Map<string, MetadataRevision>>>()
+  #metadataCount = 0
 
   hasUser (organizationId: string, userId: string): boolean {
-    return this.#users.has(`${organizationId}\0${userId}`)
+    return this.#users.get(organizationId)?.has(userId) === true
   }
 
   rememberUser (organizationId: string, userId: string): void {
-    if (this.#users.size >= LIMIT) this.#users.clear()
-    this.#users.add(`${organizationId}\0${userId}`)
+    if (this.#userCount >= LIMIT) {
+      this.#users.clear()
+      this.#userCount = 0
+    }
+    let users = this.#users.get(organizationId)
+    if (users === undefined) this.#users.set(organizationId, users = new Set())
+    if (users.has(userId)) return
+    users.add(userId)
+    this.#userCount++
   }
 
-  metadata (key: string): MetadataRevision | undefined {
-    return this.#metadata.get(key)
+  metadata (key: MetadataKey): MetadataRevision | undefined {
+    return this.#metadata.get(key.organizationId)?.get(key.entity)?.get(key.entityId)
   }
 
-  rememberMetadata (key: string, revision: MetadataRevision): void {
-    if (this.#metadata.size >= LIMIT) this.#metadata.clear()
-    this.#metadata.set(key, revision)
+  rememberMetadata (key: MetadataKey, revision: MetadataRevision): void {
+    if (this.#metadataCount >= LIMIT) {
+      this.#metadata.clear()
+      this.#metadataCount = 0
+    }
+    let byEntity = this.#metadata.get(key.organizationId)
+    if (byEntity === undefined) this.#metadata.set(key.organizationId, byEntity = new Map())
+    let revisions = byEntity.get(key.entity)
+    if (revisions === undefined) byEntity.set(key.entity, revisions = new Map())
+    if (!revisions.has(key.entityId)) this.#metadataCount++
+    revisions.set(key.entityId, revision)
   }
 
-  forgetMetadata (key: string): void {
-    this.#metadata.delete(key)
+  forgetMetadata (key: MetadataKey): void {
+    if (this.#metadata.get(key.organizationId)?.get(key.entity)?.delete(key.entityId) === true) this.#metadataCount--
   }
 
   /** Drops everything: after a reset, a fixture load, or a write behind the storage's back. */
   clear (): void {
     this.#users.clear()
+    this.#userCount = 0
     this.#metadata.clear()
+    this.#metadataCount = 0
   }
 }
 

@@ -59,9 +59,6 @@ function toRevision (r: MetadataRow): MetadataRevision {
 
 const textOf = (r: MetadataRevision): string => r.json ?? JSON.stringify(r.value)
 
-// The entity type and the organization never hold a NUL; the entity id, from the path, comes last.
-const metadataKey = (ref: MetadataRef): string => `${ref.entity}\0${ref.organizationId}\0${ref.entityId}`
-
 /**
  * Inserts a first revision inside the caller's transaction: user creation stores the user, its
  * metadata and its events atomically.
@@ -70,7 +67,7 @@ export function metadataInserter (db: Db): (ref: MetadataRef, revision: Metadata
   const insert = db.prepare('INSERT INTO metadata (entity_type, entity_id, organization_id, body, etag, updated_at) VALUES (?, ?, ?, ?, ?, ?)')
   const memo = memoOf(db)
   return (ref, r) => {
-    memo.forgetMetadata(metadataKey(ref))
+    memo.forgetMetadata(ref)
     insert.run(ref.entity, ref.entityId, ref.organizationId, textOf(r), r.etag, r.updatedAt)
   }
 }
@@ -92,19 +89,17 @@ export function metadataStore (db: Db): MetadataStore {
   return {
     // Outside any transaction: what it reads is committed, so it may be remembered.
     async get (ref) {
-      const key = metadataKey(ref)
-      let revision = memo.metadata(key)
+      let revision = memo.metadata(ref)
       if (revision === undefined) {
         revision = read(ref)
-        if (revision !== undefined) memo.rememberMetadata(key, revision)
+        if (revision !== undefined) memo.rememberMetadata(ref, revision)
       }
       return revision
     },
 
     async replaceIf (ref, expectedEtag, next) {
-      const key = metadataKey(ref)
       const result = await write((): ReplaceMetadataResult => {
-        memo.forgetMetadata(key)
+        memo.forgetMetadata(ref)
         // The usual case, a replacement of the revision the caller read, needs no read here.
         if (expectedEtag !== null &&
           update.run(textOf(next), next.etag, next.updatedAt, ref.entity, ref.entityId, ref.organizationId, expectedEtag).changes > 0) {
@@ -120,13 +115,13 @@ export function metadataStore (db: Db): MetadataStore {
         return { written: true, created: false }
       })
       // Committed, so current: a later write commits only in a later group, after this line has run.
-      if (result.written) memo.rememberMetadata(key, next)
+      if (result.written) memo.rememberMetadata(ref, next)
       return result
     },
 
     async deleteIf (ref, expectedEtag) {
       return await write((): DeleteMetadataResult => {
-        memo.forgetMetadata(metadataKey(ref))
+        memo.forgetMetadata(ref)
         if (del.run(ref.entity, ref.entityId, ref.organizationId, expectedEtag).changes > 0) return { deleted: true }
         return { deleted: false, current: read(ref) }
       })
