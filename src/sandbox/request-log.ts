@@ -100,7 +100,9 @@ function showBody (body: unknown, isText: boolean): { body?: unknown, truncated?
 
 /** An authorization header's value as the log shows it: its scheme, if it has one, and the mask. */
 function maskCredentials (value: unknown): string {
-  const scheme = typeof value === 'string' ? value.split(' ')[0] : ''
+  if (typeof value !== 'string') return MASK
+  const space = value.indexOf(' ')
+  const scheme = space < 0 ? value : value.slice(0, space)
   return /^[A-Za-z]+$/.test(scheme) ? `${scheme} ${MASK}` : MASK
 }
 
@@ -253,7 +255,8 @@ export class RequestLog {
   record (request: FastifyRequest, reply: FastifyReply, payload: unknown, status = reply.statusCode): void {
     const kept = keepPayload(payload)
     const entry = new EntryWriter()
-      .number(this.#clock.now()).string(request.method).string(request.url).number(status).number(reply.elapsedTime)
+      // The duration in whole microseconds: an integer is cheaper to write than a fraction.
+      .number(this.#clock.now()).string(request.method).string(request.url).number(status).number(Math.round(reply.elapsedTime * 1000))
       .string(request.id).nullable(clientOf(request, status, kept))
     writeHeaders(entry, request.headers, true)
     entry.nullable(bodyJson(storeBody(keepBody(request))))
@@ -292,7 +295,7 @@ export class RequestLog {
     const method = entry.string()
     const url = entry.string()
     const status = entry.number()
-    const durationMs = entry.number()
+    const durationMs = entry.number() / 1000
     const requestId = entry.string()
     const clientId = entry.nullable()
     const headers = readHeaders(entry)
