@@ -1,8 +1,9 @@
 // OAuth clients: creation, secret verification, rotation and deletion, with the rows cached in
 // memory so the Bearer guard and the token endpoint never wait on a hash or a query per request.
-import { createHash, randomBytes, scrypt, timingSafeEqual } from 'node:crypto'
+import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto'
 import type { ClientRecord, Storage } from '../storage/index.js'
 import type { Clock } from '../clock.js'
+import { sha256 } from '../sha256.js'
 
 // scrypt with N=2^14: slow enough to make a stolen database useless for guessing, and it runs in
 // the libuv pool, never on the event loop. A verified secret is remembered as its SHA-256, so
@@ -16,8 +17,6 @@ export type DeriveKey = (secret: string, salt: string) => Promise<Buffer>
 export const scryptKey: DeriveKey = (secret, salt) => new Promise((resolve, reject) => {
   scrypt(secret, Buffer.from(salt, 'base64'), KEY_LENGTH, SCRYPT, (err, key) => { err === null ? resolve(key) : reject(err) })
 })
-
-const sha256 = (value: string): Buffer => createHash('sha256').update(value).digest()
 
 export async function hashSecret (secret: string, derive: DeriveKey = scryptKey): Promise<{ secretSalt: string, secretHash: string }> {
   const secretSalt = randomBytes(16).toString('base64')

@@ -1,12 +1,13 @@
 // The one Bearer guard. A protected route declares `config.auth = { scopes, subjects }`; this hook
 // answers 401/403/404 before the body is parsed, and leaves `request.auth` for the handler.
 import fp from 'fastify-plugin'
-import { timingSafeEqual, createHash } from 'node:crypto'
+import { timingSafeEqual } from 'node:crypto'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import {
   ApiError, entityNotFound, insufficientScopes, requestInvalid, subjectNotAllowed, tokenInvalid, unauthorizedAdmin
 } from '../errors.js'
 import { keptListCovers } from './scopes.js'
+import { sha256 as digest } from '../sha256.js'
 
 export type SubjectType = 'client' | 'user'
 
@@ -49,8 +50,6 @@ function noBearerToken (): ApiError {
   const e = tokenInvalid()
   return new ApiError(e.statusCode, e.code, e.message, undefined, { 'www-authenticate': 'Bearer realm="api"' })
 }
-
-const digest = (value: string): Buffer => createHash('sha256').update(value).digest()
 
 async function authGuard (app: FastifyInstance): Promise<void> {
   app.decorateRequest('auth', null)

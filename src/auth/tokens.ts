@@ -1,11 +1,12 @@
 // Access tokens (JWT, HS256, key kept in the database so tokens survive a restart) and opaque
 // refresh tokens (stored as SHA-256, rotated on use).
-import { createHash, randomFillSync, randomUUID } from 'node:crypto'
+import { randomFillSync, randomUUID } from 'node:crypto'
 import { createSigner, createVerifier } from 'fast-jwt'
 import type { Clock } from '../clock.js'
 import type { ClientRecord, RefreshTokenRecord, Storage } from '../storage/index.js'
 import type { ClientRegistry } from './clients.js'
 import { tokenExpired, tokenInvalid, tokenRevoked } from '../errors.js'
+import { sha256Hex } from '../sha256.js'
 
 export interface AccessClaims {
   iss: string
@@ -45,13 +46,13 @@ export interface VerifiedToken {
  * a key tells nothing of its token but when it was issued.
  */
 export function hashRefreshToken (token: string): string {
-  const digest = createHash('sha256').update(token).digest('hex')
+  const digest = sha256Hex(token)
   const issued = Buffer.from(token.slice(0, 8), 'base64url').toString('hex')
   return issued.length === 12 ? issued + digest.slice(0, 52) : digest
 }
 
 // Refresh tokens issued before keys began with the issue time are stored under their whole SHA-256.
-const legacyRefreshTokenKey = (token: string): string => createHash('sha256').update(token).digest('hex')
+const legacyRefreshTokenKey = (token: string): string => sha256Hex(token)
 
 // Random bytes from a pool refilled 4 KiB at a time: one call into the system's generator per 128
 // refresh tokens rather than one each (randomUUID pools the same way). No byte is handed out twice.

@@ -1,8 +1,8 @@
 // What makes a metadata revision: its serialization (JSON.stringify), its size in Unicode code
 // points, its entity tag (sha256 of the serialization) and the size limit. Shared by the metadata
 // routes and by user creation, which stores `metadata` from the creation body.
-import { createHash } from 'node:crypto'
 import { ApiError } from '../errors.js'
+import { sha256Hex } from '../sha256.js'
 import type { MetadataRevision } from '../storage/metadata.js'
 
 export const METADATA_SIZE_LIMIT = 1024
@@ -15,7 +15,7 @@ export const metadataTooLarge = (): ApiError =>
 
 /** The entity tag of a serialized revision: a strong tag, quotes included. */
 export const etagOf = (serialized: string): string =>
-  `"${createHash('sha256').update(serialized, 'utf8').digest('hex')}"`
+  `"${sha256Hex(serialized)}"`
 
 const SURROGATE_PAIR = /[\uD800-\uDBFF][\uDC00-\uDFFF]/g
 

@@ -1,9 +1,10 @@
 // SQLite implementation of the admin store: sandbox-only operations across every table (reset,
 // fixtures). Reset works from the schema itself, so tables added by later migrations are covered.
-import { createHash, randomUUID } from 'node:crypto'
+import { randomUUID } from 'node:crypto'
 import type { Db } from './db.js'
 import type { EntityRecord, NewClient, Organization, UserRecord } from './types.js'
 import { emailKey } from './core.js'
+import { sha256Hex } from '../sha256.js'
 import { memoOf } from './memo.js'
 
 export interface FixtureMetadata {
@@ -43,7 +44,7 @@ const KEEP = new Set(['settings', 'schema_migrations'])
 const quote = (name: string): string => `"${name.replace(/"/g, '""')}"`
 
 /** The metadata ETag: `"<sha256 hex of the serialized metadata>"`. */
-const etagOf = (body: string): string => `"${createHash('sha256').update(body).digest('hex')}"`
+const etagOf = (body: string): string => `"${sha256Hex(body)}"`
 
 export function adminStore (db: Db): AdminStore {
   const tables = (): string[] =>

@@ -1,8 +1,9 @@
 // The webhook operations the portal and the sandbox control API share, always for one
 // organization: a foreign endpoint or message id is a 404, as if it did not exist.
-import { createHash, randomBytes, randomUUID } from 'node:crypto'
+import { randomBytes, randomUUID } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
 import { ApiError, entityNotFound, requestInvalid } from '../errors.js'
+import { sha256Hex } from '../sha256.js'
 import type { MessageStatus, WebhookEndpointRecord, WebhookMessageWithAttempts } from '../storage/webhooks.js'
 import type {
   CreateEndpointRequest, UpdateEndpointRequest, WebhookEndpoint, WebhookMessage
@@ -58,7 +59,7 @@ function assertEndpointUrl (url: string | undefined): void {
   }
 }
 
-export const hashLinkToken = (token: string): string => createHash('sha256').update(token).digest('hex')
+export const hashLinkToken = (token: string): string => sha256Hex(token)
 const LINK_TOKEN = /^[A-Za-z0-9_-]{43}$/
 
 export type LinkState = { state: 'valid', organizationId: string, expiresAt: number } | { state: 'invalid' } | { state: 'expired', expiresAt: number }
