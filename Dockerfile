@@ -13,6 +13,7 @@ RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY schemas ./schemas
 COPY src ./src
+COPY scripts ./scripts
 RUN npm run build && npm prune --omit=dev --no-audit --no-fund
 
 # Run stage: compiled JavaScript and production dependencies only, as the unprivileged `node` user.
@@ -32,4 +33,5 @@ EXPOSE 8080
 # Listening beyond loopback, the server refuses to start without SANDBOX_ADMIN_TOKEN (see README).
 HEALTHCHECK --interval=10s --timeout=3s --start-period=5s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 8080) + '/_sandbox/health').then(r => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
-CMD ["node", "dist/src/server.js"]
+# The same command line as `npm start` (see README, "Memory").
+CMD ["node", "--max-semi-space-size=8", "dist/server.js"]

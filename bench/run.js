@@ -5,7 +5,7 @@
 // scenario (medians over the runs).
 // Other flags: --only get,put (scenario keys), --users 1000, --log-level info,
 // --cpu-prof (profile the sandbox and print its self time per function and file),
-// --node-options '--max-semi-space-size=8' (the sandbox's NODE_OPTIONS).
+// --node-options '--max-old-space-size=128' (NODE_OPTIONS added to the start script's command line).
 import { spawn, fork } from 'node:child_process'
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs'
 import { cpus, tmpdir, totalmem } from 'node:os'
@@ -35,6 +35,8 @@ const RUNS = Number(opts.runs)
 const USERS = Number(opts.users)
 // Users whose metadata no write touches: the 304 requests keep matching their ETags.
 const HOT = Math.min(200, Math.floor(USERS / 2))
+// The sandbox starts as `npm start` starts it: the start script's node arguments and file.
+const START_ARGS = JSON.parse(readFileSync('package.json', 'utf8')).scripts.start.split(' ').slice(1)
 const ID = 'sandbox-demo-client'
 const SECRET = 'sandbox-demo-secret'
 const BASIC = 'Basic ' + Buffer.from(`${ID}:${SECRET}`).toString('base64')
@@ -65,7 +67,7 @@ async function startSandbox (dir, profiles) {
   const nodeArgs = opts['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', profiles] : []
   const started = process.hrtime.bigint()
   // A clean environment: nothing of the caller's (a rate limit, an admin token) changes the numbers.
-  const child = spawn(process.execPath, [...nodeArgs, 'dist/src/server.js'], {
+  const child = spawn(process.execPath, [...nodeArgs, ...START_ARGS], {
     env: { PATH: process.env.PATH, PORT: String(port), HOST: '127.0.0.1', DATABASE_PATH: join(dir, 'bench.db'), LOG_LEVEL: opts['log-level'], NODE_OPTIONS: opts['node-options'] },
     // The log (one JSON line per request at info) goes to /dev/null: written, not kept.
     stdio: ['ignore', 'ignore', 'inherit']
