@@ -1,10 +1,12 @@
-#!/usr/bin/env -S node --max-semi-space-size=8 --heap-growing-percent=50
+#!/usr/bin/env -S node --max-semi-space-size=8 --max-old-space-size=192
 // Reads the configuration, builds the app, listens, prints a short banner and shuts down cleanly
 // on SIGINT/SIGTERM (stop accepting, finish in-flight requests, close the database).
 import { ConfigError, loadConfig, type Config } from './config.js'
 import { buildApp } from './app.js'
 import { batchedLogStream } from './log-stream.js'
 import { openStorage, type Storage } from './storage/index.js'
+import { LARGEST_ENTRY_CHARS } from './sandbox/request-log.js'
+import { getHeapStatistics } from 'node:v8'
 
 /**
  * Opens the configured database. Where it cannot be written (a read-only root filesystem with no
@@ -20,6 +22,19 @@ function openStorageOrMemory (config: Config): Storage {
     config.databasePath = ':memory: (fallback)'
     return openStorage(':memory:')
   }
+}
+
+/**
+ * The request log keeps entries over a slot's size on the heap; the start command bounds the heap
+ * (README, "The process and its resources"). Says so when a full log of the largest entries
+ * could take more than half of it.
+ */
+function warnIfRequestLogOutgrowsHeap (config: Config): void {
+  const limitMb = getHeapStatistics().heap_size_limit / 2 ** 20
+  const worstMb = config.requestLogSize * LARGEST_ENTRY_CHARS * 2 / 2 ** 20
+  if (worstMb <= limitMb / 2) return
+  process.stderr.write(`Warning: REQUEST_LOG_SIZE=${config.requestLogSize} can hold up to ${Math.round(worstMb)} MB of large entries, ` +
+    `more than half of this process's heap limit (${Math.round(limitMb)} MB): start node with --max-old-space-size=<MB> to give it room.\n`)
 }
 
 function banner (config: Config, url: string): string {
@@ -50,6 +65,7 @@ async function main (): Promise<void> {
     throw err
   }
 
+  warnIfRequestLogOutgrowsHeap(config)
   const logStream = batchedLogStream()
   process.on('exit', () => { logStream.flushSync() })
   const app = await buildApp({ config, storage: openStorageOrMemory(config), logStream })

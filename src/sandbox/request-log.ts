@@ -13,6 +13,8 @@ import { EntryReader, EntryWriter } from './entry-text.js'
 const BODY_LIMIT = 4096
 // A longer answer is cut when recorded, so the log never holds large documents (/openapi.json).
 const KEEP_LIMIT = BODY_LIMIT * 4
+/** The most text one entry can hold, about: a kept answer, a kept request body and the headers. */
+export const LARGEST_ENTRY_CHARS = 3 * KEEP_LIMIT
 const MASK = '[redacted]'
 const SECRET_FIELDS = new Set([
   'client_secret', 'clientSecret', 'secret', 'signingSecret', 'access_token', 'accessToken',

@@ -78,3 +78,15 @@ t.test('a bad SEED_FILE stops the start with every bad path', async t => {
   t.match(run.stderr, /users\.1\.email: format/)
   t.notMatch(run.stdout, /listening/)
 })
+
+t.test('a request log that could outgrow the heap is named at start; the default is not', async t => {
+  const big = start({ REQUEST_LOG_SIZE: '1000000' })
+  t.ok(await big.listening, 'it still starts')
+  big.stop()
+  t.match((await big.exited).stderr, /Warning: REQUEST_LOG_SIZE=1000000 can hold up to \d+ MB of large entries, more than half of this process's heap limit \(\d+ MB\): start node with --max-old-space-size=<MB>/)
+
+  const usual = start({})
+  t.ok(await usual.listening)
+  usual.stop()
+  t.notMatch((await usual.exited).stderr, /Warning/)
+})
