@@ -4,7 +4,7 @@
 import t from 'tap'
 import { accessToken, bearer, build, DEMO_ORG, makeUser, onBehalfOf } from '../helpers.js'
 import { ALICE, goodFixture } from '../sandbox/fixture-data.js'
-import { openStorage } from '../../src/storage/index.js'
+import { openStorage, type Storage } from '../../src/storage/index.js'
 import type { MetadataRevision } from '../../src/storage/metadata.js'
 
 const SCOPES = 'core.users.metadata:read core.users.metadata:write core.users:act-on-behalf-of'
@@ -64,14 +64,21 @@ t.test('after a reset, a remembered user is gone for the client created again', 
   t.match(res.json(), { code: 'entity_not_found', details: { entity: 'user' } })
 })
 
-t.test('a read while a write is queued answers what is committed, and the write then shows', async t => {
+/** A store on an in-memory database with one organization; closed when the test ends. */
+async function storeWithOrganization (t: { teardown: (fn: () => unknown) => void }): Promise<{ storage: Storage, org: string }> {
   const storage = openStorage(':memory:')
   t.teardown(() => storage.close())
   const org = '11111111-1111-4111-8111-111111111111'
   await storage.organizations.ensure(org, 'Org', '2030-01-01T00:00:00.000Z')
+  return { storage, org }
+}
+
+const rev = (a: number): MetadataRevision => ({ value: { a }, json: JSON.stringify({ a }), etag: `"${a}"`, updatedAt: '2030-01-01T00:00:00.000Z' })
+
+t.test('a read while a write is queued answers what is committed, and the write then shows', async t => {
+  const { storage, org } = await storeWithOrganization(t)
   const ref = { organizationId: org, entity: 'accounts', entityId: 'e1' }
-  const rev = (a: number): MetadataRevision => ({ value: { a }, json: JSON.stringify({ a }), etag: `"${a}"`, updatedAt: '2030-01-01T00:00:00.000Z' })
-  await storage.metadata.replaceIf(ref, null, rev(1))
+    await storage.metadata.replaceIf(ref, null, rev(1))
 
   const write = storage.metadata.replaceIf(ref, '"1"', rev(2))
   t.equal((await storage.metadata.get(ref))?.etag, '"1"', 'queued, not committed: the committed revision')
@@ -89,15 +96,11 @@ t.test('a read while a write is queued answers what is committed, and the write 
 })
 
 t.test('a write that fails inside its group commit leaves nothing remembered', async t => {
-  const storage = openStorage(':memory:')
-  t.teardown(() => storage.close())
-  const org = '11111111-1111-4111-8111-111111111111'
-  await storage.organizations.ensure(org, 'Org', '2030-01-01T00:00:00.000Z')
+  const { storage, org } = await storeWithOrganization(t)
   const ok = { organizationId: org, entity: 'accounts', entityId: 'e1' }
   // No such organization: the insert breaks a foreign key, in the same group as a write that holds.
   const orphan = { organizationId: '99999999-9999-4999-8999-999999999999', entity: 'accounts', entityId: 'e2' }
-  const rev = { value: { a: 1 }, json: '{"a":1}', etag: '"1"', updatedAt: '2030-01-01T00:00:00.000Z' }
-  const [held, failed] = await Promise.allSettled([storage.metadata.replaceIf(ok, null, rev), storage.metadata.replaceIf(orphan, null, rev)])
+  const [held, failed] = await Promise.allSettled([storage.metadata.replaceIf(ok, null, rev(1)), storage.metadata.replaceIf(orphan, null, rev(1))])
   t.same(held, { status: 'fulfilled', value: { written: true, created: true } })
   t.equal(failed.status, 'rejected')
   t.equal((await storage.metadata.get(ok))?.etag, '"1"')
