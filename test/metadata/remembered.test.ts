@@ -78,7 +78,7 @@ const rev = (a: number): MetadataRevision => ({ value: { a }, json: JSON.stringi
 t.test('a read while a write is queued answers what is committed, and the write then shows', async t => {
   const { storage, org } = await storeWithOrganization(t)
   const ref = { organizationId: org, entity: 'accounts', entityId: 'e1' }
-    await storage.metadata.replaceIf(ref, null, rev(1))
+  await storage.metadata.replaceIf(ref, null, rev(1))
 
   const write = storage.metadata.replaceIf(ref, '"1"', rev(2))
   t.equal((await storage.metadata.get(ref))?.etag, '"1"', 'queued, not committed: the committed revision')
