@@ -5,7 +5,8 @@
 // scenario (medians over the runs).
 // Other flags: --only get,put (scenario keys), --users 1000, --log-level info,
 // --cpu-prof (profile the sandbox and print its self time per function and file),
-// --node-options '--max-old-space-size=128' (NODE_OPTIONS added to the start script's command line).
+// --node-options=--max-semi-space-size=8 (NODE_OPTIONS added to the start script's command line; the
+// `=` is needed, as the value starts with a dash).
 import { spawn, fork } from 'node:child_process'
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs'
 import { cpus, tmpdir, totalmem } from 'node:os'

@@ -7,7 +7,11 @@ import { sha256 } from '../sha256.js'
 
 // scrypt with N=2^14: slow enough to make a stolen database useless for guessing, and it runs in
 // the libuv pool, never on the event loop. A verified secret is remembered as its SHA-256, so
-// repeated token requests of one client cost a hash, not a key derivation.
+// repeated token requests of one client cost a hash, not a key derivation; so is the secret a
+// client is created or rotated with. Concurrent checks of one secret share one derivation: each
+// takes 16 MiB for its moment, and the C allocator keeps that memory resident in every pool thread
+// that ran one, so a burst of first requests with the same credentials once cost 64 MiB of RSS
+// (and a derivation each).
 const SCRYPT = { N: 16384, r: 8, p: 1 }
 const KEY_LENGTH = 32
 
@@ -41,6 +45,8 @@ export class ClientRegistry {
   readonly #clock: Clock
   readonly #rows = new Map<string, ClientRecord | null>()
   readonly #verified = new Map<string, { generation: string, digest: Buffer }>()
+  /** Derivations under way, by salt and the secret's SHA-256. */
+  readonly #deriving = new Map<string, Promise<Buffer>>()
   readonly #derive: DeriveKey
 
   constructor (storage: Storage, clock: Clock, derive: DeriveKey = scryptKey) {
@@ -68,12 +74,30 @@ export class ClientRegistry {
       return client
     }
     // Unknown clients still pay for a derivation, so timing does not tell which ids exist.
-    const key = await this.#derive(secret, client?.secretSalt ?? 'AAAAAAAAAAAAAAAAAAAAAA==')
+    const key = await this.#deriveOnce(secret, client?.secretSalt ?? 'AAAAAAAAAAAAAAAAAAAAAA==', digest)
     if (client === undefined) return undefined
     const stored = Buffer.from(client.secretHash, 'base64')
     if (stored.length !== key.length || !timingSafeEqual(stored, key)) return undefined
     this.#verified.set(clientId, { generation: client.generation, digest })
     return client
+  }
+
+  /** One derivation for a secret and salt, shared by the checks that ask for it while it runs. */
+  #deriveOnce (secret: string, salt: string, digest: Buffer): Promise<Buffer> {
+    const key = `${salt}:${digest.toString('base64')}`
+    let running = this.#deriving.get(key)
+    if (running === undefined) {
+      running = this.#derive(secret, salt).finally(() => this.#deriving.delete(key))
+      this.#deriving.set(key, running)
+    }
+    return running
+  }
+
+  /** The row just written, and its secret as verified: the next check needs no derivation. */
+  #remember (row: ClientRecord | undefined, secret: string): void {
+    if (row === undefined) return
+    this.#rows.set(row.id, row)
+    this.#verified.set(row.id, { generation: row.generation, digest: sha256(secret) })
   }
 
   async create (input: CreateClient): Promise<ClientRecord> {
@@ -88,6 +112,7 @@ export class ClientRegistry {
       ...hashed
     }, this.#clock.iso())
     this.forget(input.clientId)
+    this.#remember(row, input.clientSecret)
     return row
   }
 
@@ -96,6 +121,7 @@ export class ClientRegistry {
     const hashed = await hashSecret(secret, this.#derive)
     const row = await this.#storage.clients.rotateSecret(clientId, hashed.secretSalt, hashed.secretHash)
     this.forget(clientId)
+    this.#remember(row, secret)
     return row
   }
 

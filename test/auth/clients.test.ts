@@ -31,11 +31,41 @@ t.test('a right secret costs one derivation, then none', async t => {
   const app = await build(t)
   const { clients, derivations } = await registry(app)
   await clients.create(NEW_CLIENT)
-  const afterCreate = derivations()
+  t.equal(derivations(), 1, 'creating hashes the secret')
   t.equal((await clients.authenticate('cached', 's3cret'))?.id, 'cached')
-  t.equal(derivations(), afterCreate + 1)
-  for (let i = 0; i < 5; i++) t.equal((await clients.authenticate('cached', 's3cret'))?.id, 'cached')
-  t.equal(derivations(), afterCreate + 1, 'later checks compare a SHA-256 in constant time')
+  t.equal(derivations(), 1, 'the secret a client was created with is known without a derivation')
+
+  // After a restart nothing is remembered: the first check derives, later ones compare a SHA-256.
+  const restarted = await registry(app)
+  for (let i = 0; i < 5; i++) t.equal((await restarted.clients.authenticate('cached', 's3cret'))?.id, 'cached')
+  t.equal(restarted.derivations(), 1, 'later checks compare a SHA-256 in constant time')
+})
+
+t.test('checks of one secret that arrive together share one derivation', async t => {
+  const app = await build(t)
+  await (await registry(app)).clients.create(NEW_CLIENT)
+  const { clients, derivations } = await registry(app)
+  const answers = await Promise.all(Array.from({ length: 20 }, async () => await clients.authenticate('cached', 's3cret')))
+  t.strictSame(answers.map(c => c?.id), Array(20).fill('cached'))
+  t.equal(derivations(), 1)
+
+  const wrong = await Promise.all([clients.authenticate('cached', 'wrong'), clients.authenticate('cached', 'wrong'), clients.authenticate('cached', 'other')])
+  t.strictSame(wrong, [undefined, undefined, undefined], 'a shared derivation refuses every wrong secret')
+  t.equal(derivations(), 3, 'one derivation per distinct secret')
+  t.equal(await clients.authenticate('cached', 'wrong'), undefined)
+  t.equal(derivations(), 4, 'a later wrong attempt pays its own derivation')
+})
+
+t.test('a rotated secret is known without a derivation, the old one is refused', async t => {
+  const app = await build(t)
+  const { clients, derivations } = await registry(app)
+  await clients.create(NEW_CLIENT)
+  await clients.rotateSecret('cached', 'n3w')
+  t.equal(derivations(), 2)
+  t.equal((await clients.authenticate('cached', 'n3w'))?.id, 'cached')
+  t.equal(derivations(), 2)
+  t.equal(await clients.authenticate('cached', 's3cret'), undefined)
+  t.equal((await clients.authenticate('cached', 'n3w'))?.id, 'cached', 'a refused old secret leaves the new one known')
 })
 
 t.test('a wrong secret is never remembered as valid', async t => {
