@@ -2,8 +2,7 @@
 // points, its entity tag (sha256 of the serialization) and the size limit. Shared by the metadata
 // routes and by user creation, which stores `metadata` from the creation body.
 import { ApiError } from '../errors.js'
-import { sha256Hex } from '../sha256.js'
-import type { MetadataRevision } from '../storage/metadata.js'
+import { etagOf, type MetadataRevision } from '../storage/metadata.js'
 
 export const METADATA_SIZE_LIMIT = 1024
 
@@ -12,10 +11,6 @@ export const metadataTooLarge = (): ApiError =>
   new ApiError(413, 'content_too_large', 'The entity metadata size is greater than maximum size limit', {
     threshold: { unit: 'characters', limit: String(METADATA_SIZE_LIMIT) }
   })
-
-/** The entity tag of a serialized revision: a strong tag, quotes included. */
-export const etagOf = (serialized: string): string =>
-  `"${sha256Hex(serialized)}"`
 
 const SURROGATE_PAIR = /[\uD800-\uDBFF][\uDC00-\uDFFF]/g
 

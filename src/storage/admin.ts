@@ -4,8 +4,8 @@ import { randomUUID } from 'node:crypto'
 import type { Db } from './db.js'
 import type { EntityRecord, NewClient, Organization, UserRecord } from './types.js'
 import { emailKey } from './core.js'
-import { sha256Hex } from '../sha256.js'
 import { memoOf } from './memo.js'
+import { etagOf } from './metadata.js'
 
 export interface FixtureMetadata {
   /** The API's plural entity name: `users`, `accounts`, ... */
@@ -44,7 +44,6 @@ const KEEP = new Set(['settings', 'schema_migrations'])
 const quote = (name: string): string => `"${name.replace(/"/g, '""')}"`
 
 /** The metadata ETag: `"<sha256 hex of the serialized metadata>"`. */
-const etagOf = (body: string): string => `"${sha256Hex(body)}"`
 
 export function adminStore (db: Db): AdminStore {
   const tables = (): string[] =>

@@ -4,6 +4,7 @@
 // both succeed.
 import { groupCommit, type Db } from './db.js'
 import { memoOf } from './memo.js'
+import { sha256Hex } from '../sha256.js'
 
 /** Which metadata: the entity type as its path segment (`users`, `accounts`, ...) and the entity id. */
 export interface MetadataRef {
@@ -24,6 +25,9 @@ export interface MetadataRevision {
   etag: string
   updatedAt: string
 }
+
+/** The entity tag of a serialized revision: a strong tag, quotes included. */
+export const etagOf = (serialized: string): string => `"${sha256Hex(serialized)}"`
 
 export type ReplaceMetadataResult =
   | { written: true, created: boolean }
