@@ -43,8 +43,6 @@ const KEEP = new Set(['settings', 'schema_migrations'])
 
 const quote = (name: string): string => `"${name.replace(/"/g, '""')}"`
 
-/** The metadata ETag: `"<sha256 hex of the serialized metadata>"`. */
-
 export function adminStore (db: Db): AdminStore {
   const tables = (): string[] =>
     (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as Array<{ name: string }>)
