@@ -1,7 +1,7 @@
 // Access tokens (JWT, HS256, key kept in the database so tokens survive a restart) and opaque
 // refresh tokens (stored as SHA-256, rotated on use).
-import { randomFillSync, randomUUID } from 'node:crypto'
-import { createSigner, createVerifier } from 'fast-jwt'
+import { createHmac, createSecretKey, randomFillSync, randomUUID, type KeyObject } from 'node:crypto'
+import { createVerifier } from 'fast-jwt'
 import type { Clock } from '../clock.js'
 import type { ClientRecord, RefreshTokenRecord, Storage } from '../storage/index.js'
 import type { ClientRegistry } from './clients.js'
@@ -81,6 +81,20 @@ function uuidv7 (): string {
 // or that was deleted and created again under the same id, cannot refresh its former self's tokens.
 // Families are time-ordered, so each new one lands at the end of the family index instead of on a
 // random page of it: a page less for every commit to write.
+// Access tokens are signed here, by hand, and verified by fast-jwt. HS256 signing is two base64url
+// encodings and one HMAC (RFC 7515, section 5.1; RFC 7518, section 3.2), and fast-jwt's signer, which
+// checks its options, copies the payload and encodes the header again for every token, took 15% of
+// a token request under load (18 µs against 7 here). Every token the sandbox issues is checked by
+// fast-jwt's verifier on its way back, and the tests check them with other verifiers too.
+const JWT_HEADER = Buffer.from(JSON.stringify({ alg: 'HS256', typ: 'JWT' })).toString('base64url')
+
+export function hs256Signer (key: KeyObject): (claims: AccessClaims) => string {
+  return (claims) => {
+    const input = `${JWT_HEADER}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}`
+    return `${input}.${createHmac('sha256', key).update(input).digest('base64url')}`
+  }
+}
+
 const newFamily = (client: ClientRecord): string => `${client.generation}.${uuidv7()}`
 export const isFamilyOf = (family: string, client: ClientRecord): boolean => family.startsWith(`${client.generation}.`)
 
@@ -100,8 +114,8 @@ export class TokenService {
 
   constructor (opts: { key: string, clock: Clock, storage: Storage, clients: ClientRegistry, issuer: string, ttlSeconds: number, refreshTtlSeconds: number }) {
     const key = Buffer.from(opts.key, 'base64')
-    // The claims carry their own iat and exp, read from the sandbox clock (the signer keeps a given iat).
-    this.#sign = createSigner({ key, algorithm: 'HS256' }) as (p: AccessClaims) => string
+    // The claims carry their own iat and exp, read from the sandbox clock.
+    this.#sign = hs256Signer(createSecretKey(key))
     // Expiry is checked against the sandbox clock below, so the library's own clock is turned off.
     this.#verify = createVerifier({ key, algorithms: ['HS256'], ignoreExpiration: true, ignoreNotBefore: true }) as (t: string) => AccessClaims
     this.#clock = opts.clock

@@ -2,7 +2,8 @@
 // that names no secret (the URL's secret-bearing segments are masked, headers are not logged).
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import type { Logger } from 'pino'
+import pino from 'pino'
+import type { DestinationStream, Logger } from 'pino'
 
 // Segments of paths that carry a credential (the management link's token).
 const SECRET_SEGMENT = /(\/webhooks\/portal\/)[^/?#]+/g
@@ -19,22 +20,24 @@ async function requests (app: FastifyInstance): Promise<void> {
     reply.header(header, request.id)
     done()
   })
-  // The request line holds only the fields built here, none of them secret (the path is masked),
-  // so it skips the redaction pass, which costs several times the rest of the line.
-  const lines = app.log.child({}, { redact: [] })
+  // The request line is written by hand, straight to the logger's destination, as pino would write
+  // it (level, time, fields, msg). Its fields are fixed and none is secret (the path is masked), so
+  // pino's generic work (a child's bindings, a redaction pass, serializing an object key by key) buys
+  // nothing here, and it cost about a tenth of a cheap request's CPU under load. Every other line
+  // still goes through pino.
+  const destination = (app.log as unknown as Record<symbol, DestinationStream>)[pino.symbols.streamSym]
   app.addHook('onResponse', (request: FastifyRequest, reply, done) => {
     // A route may quieten its requests (the docs log at warn).
     if (!(request.log as Logger).isLevelEnabled('info')) return done()
-    lines.info({
-      requestId: request.id,
-      method: request.method,
-      path: redactUrl(request.url),
-      status: reply.statusCode,
-      durationMs: Math.round(reply.elapsedTime * 100) / 100,
-      clientId: request.auth?.clientId
-    }, 'request')
+    destination.write(requestLine(request.id, request.method, redactUrl(request.url), reply.statusCode, reply.elapsedTime, request.auth?.clientId, Date.now()))
     done()
   })
+}
+
+/** One request's log line, as pino writes `info({ requestId, method, path, status, durationMs, clientId }, 'request')`. */
+export function requestLine (requestId: string, method: string, path: string, status: number, elapsedMs: number, clientId: string | undefined, time: number): string {
+  const client = clientId === undefined ? '' : `,"clientId":${JSON.stringify(clientId)}`
+  return `{"level":30,"time":${time},"requestId":${JSON.stringify(requestId)},"method":${JSON.stringify(method)},"path":${JSON.stringify(path)},"status":${status},"durationMs":${Math.round(elapsedMs * 100) / 100}${client},"msg":"request"}\n`
 }
 
 export default fp(requests, { name: 'requests' })

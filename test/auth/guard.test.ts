@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { FastifyInstance, FastifyPluginAsync, LightMyRequestResponse } from 'fastify'
+import { createVerifier } from 'fast-jwt'
 import { Clock } from '../../src/clock.js'
 import {
   accessToken, basic, bearer, build, DEMO_ID, DEMO_ORG, DEMO_SECRET, makeClient, makeUser, onBehalfOf, REQUEST_ID, tokenRequest, UUID_RE
@@ -91,6 +92,22 @@ t.test('the guard answers before the body is read', async t => {
   const app = await buildWithProbes(t)
   const res = await app.inject({ method: 'POST', url: '/probe/body', headers: { 'content-type': 'application/json', authorization: 'Bearer x' }, payload: '{"broken' })
   is401(t, res, TOKEN_INVALID)
+})
+
+t.test('issued access tokens are standard HS256 JWTs: another implementation verifies them', async t => {
+  const app = await buildWithProbes(t)
+  const key = Buffer.from((await app.storage.settings.get('jwt.hs256.key'))!, 'base64')
+  const verify = createVerifier({ key, algorithms: ['HS256'], complete: true, clockTimestamp: app.clock.now() })
+  for (const scope of ['core.users:read', 'core.kyc:read core.users.metadata:read']) {
+    const token = await accessToken(app, { scope })
+    const { header, payload, signature } = verify(token) as { header: Record<string, unknown>, payload: Record<string, unknown>, signature: string }
+    t.strictSame(header, { alg: 'HS256', typ: 'JWT' })
+    t.match(payload, { cid: DEMO_ID, sty: 'client', scope, iat: app.clock.nowSeconds(), exp: app.clock.nowSeconds() + 600 })
+    t.equal(signature, createHmac('sha256', key).update(token.slice(0, token.lastIndexOf('.'))).digest('base64url'))
+  }
+  // A wrong key: the other implementation refuses it too.
+  const token = await accessToken(app, { scope: 'core.users:read' })
+  t.throws(() => createVerifier({ key: Buffer.alloc(32, 1), algorithms: ['HS256'] })(token))
 })
 
 t.test('tampered, unsigned or foreign tokens are token_invalid', async t => {

@@ -49,3 +49,15 @@ t.test('routes that log at warn (the API docs) write no request line', async t =
   t.equal(docs.statusCode, 200)
   t.same(lines, [])
 })
+
+t.test('the request line is the JSON pino would write, whatever the path and client id hold', async t => {
+  const { requestLine } = await import('../../src/plugins/requests.js')
+  const path = '/core/"quoted"\\back\u00e9\u2028'
+  const line = requestLine('0b3c3a8e-1f5e-4a39-9d7e-2b1c3d4e5f60', 'GET', path, 404, 1.23456, 'client "x"', 1700000000000)
+  t.ok(line.endsWith('}\n'), 'one line')
+  t.equal(line.split('\n').length, 2, 'no line break inside')
+  t.strictSame(JSON.parse(line), {
+    level: 30, time: 1700000000000, requestId: '0b3c3a8e-1f5e-4a39-9d7e-2b1c3d4e5f60', method: 'GET', path, status: 404, durationMs: 1.23, clientId: 'client "x"', msg: 'request'
+  })
+  t.notOk('clientId' in JSON.parse(requestLine('id', 'POST', '/core/oauth2/token', 200, 0, undefined, 1)), 'no client: no key, as pino leaves out undefined')
+})
