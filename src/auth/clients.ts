@@ -65,6 +65,11 @@ export class ClientRegistry {
     return row
   }
 
+  /** The client row when it is in memory (null: known not to exist); undefined when `get` must read. */
+  cached (clientId: string): ClientRecord | null | undefined {
+    return this.#rows.get(clientId)
+  }
+
   /** Checks a presented secret in constant time; undefined for an unknown client or a wrong secret. */
   async authenticate (clientId: string, secret: string): Promise<ClientRecord | undefined> {
     const client = await this.get(clientId)

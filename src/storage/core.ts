@@ -219,6 +219,7 @@ export function userStore (db: Db, events: { appendSync: (e: NewEvent) => EventR
       memo.rememberUser(org, id)
       return true
     },
+    knownToExist: (org, id) => memo.hasUser(org, id),
     async findByEmail (org, email) {
       const row = byEmail.get(org, emailKey(email))
       return row === undefined ? undefined : toUser(row)

@@ -113,6 +113,8 @@ export interface UserStore {
   get (organizationId: string, id: string): Promise<UserRecord | undefined>
   /** Whether the user exists in the organization: the guard's check, without reading the record. */
   exists (organizationId: string, id: string): Promise<boolean>
+  /** True when the user is known to exist without a read (false: ask `exists`). */
+  knownToExist (organizationId: string, id: string): boolean
   findByEmail (organizationId: string, email: string): Promise<UserRecord | undefined>
   list (organizationId: string): Promise<UserRecord[]>
   /**

@@ -13,6 +13,7 @@ import {
 } from '../helpers.js'
 
 const ACT = 'core.users:act-on-behalf-of'
+const ENTITY_NOT_FOUND_USER = { code: 'entity_not_found', message: 'The user cannot be found', details: { entity: 'user' } }
 
 const probes: FastifyPluginAsync = async probe => {
   const echo = async (request: { auth: unknown }): Promise<unknown> => request.auth
@@ -276,4 +277,39 @@ t.test('tokens survive a restart on a file database', async t => {
   t.equal(refreshed.statusCode, 200, 'the refresh token is still known')
   clock.advance(600)
   is401(t, await get(second, '/probe/users', bearer(issued.access_token)), TOKEN_EXPIRED)
+})
+
+t.test('after a restart nothing is in memory: the guard reads the client and the acting user, and answers as before', async t => {
+  const dir = mkdtempSync(join(tmpdir(), 'sandbox-auth-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const clock = new Clock()
+  clock.freeze(true)
+  const overrides = { databasePath: join(dir, 'sandbox.db') }
+  const first = await build(t, overrides, { clock, plugins: [probes] })
+  const user = await makeUser(first)
+  const bound = await makeClient(first, { organizationId: DEMO_ORG, userId: user.id })
+  const token = await accessToken(first, { scope: `${ACT} core.users.metadata:read core.users:read` })
+  const userToken = await accessToken(first, { clientId: bound.clientId, secret: bound.secret })
+  await first.close()
+
+  // Each check on a fresh start: the first request of each kind reads, the second finds it in memory.
+  for (let round = 0; round < 2; round++) {
+    const second = await build(t, overrides, { clock, plugins: [probes] })
+    for (const pass of ['read', 'in memory']) {
+      const acting = await get(second, '/probe/user-metadata', { ...bearer(token), ...onBehalfOf(user.id) })
+      t.equal(acting.statusCode, 200, `acting user (${pass})`)
+      t.match(acting.json(), { clientId: DEMO_ID, subject: 'user', userId: user.id })
+      const bound_ = await get(second, '/probe/user-metadata', bearer(userToken))
+      t.match(bound_.json(), { clientId: bound.clientId, subject: 'user', userId: user.id }, `user-bound client (${pass})`)
+      isApiError(t, await get(second, '/probe/user-metadata', { ...bearer(token), ...onBehalfOf(randomUUID()) }), 404, ENTITY_NOT_FOUND_USER)
+      isApiError(t, await get(second, '/probe/users', { ...bearer(token), ...onBehalfOf(user.id) }), 403, subjectNotAllowed(['client'], 'user'))
+    }
+    await second.close()
+  }
+
+  // The client deleted while the sandbox was down: its tokens are revoked, read or not.
+  const third = await build(t, overrides, { clock, plugins: [probes] })
+  await third.storage.clients.delete(bound.clientId)
+  is401(t, await get(third, '/probe/user-metadata', bearer(userToken)), TOKEN_REVOKED)
+  is401(t, await get(third, '/probe/user-metadata', bearer(userToken)), TOKEN_REVOKED)
 })
