@@ -258,12 +258,17 @@ t.test('subjects: a client token on a user-only route, a user-bound client on a 
   isApiError(t, await get(app, '/probe/any', { ...bearer(userToken), ...onBehalfOf(user.id) }), 403, subjectNotAllowed(['client'], 'user'))
 })
 
-t.test('tokens survive a restart on a file database', async t => {
+/** A file database in a temporary directory, and a frozen clock, for tests that restart the sandbox. */
+function fileDatabase (t: Test): { clock: Clock, overrides: { databasePath: string } } {
   const dir = mkdtempSync(join(tmpdir(), 'sandbox-auth-'))
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))
   const clock = new Clock()
   clock.freeze(true)
-  const overrides = { databasePath: join(dir, 'sandbox.db') }
+  return { clock, overrides: { databasePath: join(dir, 'sandbox.db') } }
+}
+
+t.test('tokens survive a restart on a file database', async t => {
+  const { clock, overrides } = fileDatabase(t)
 
   const first = await build(t, overrides, { clock, plugins: [probes] })
   const issued = (await tokenRequest(first, { grant_type: 'client_credentials', scope: 'core.users:read' }, basic(DEMO_ID, DEMO_SECRET))).json()
@@ -280,11 +285,7 @@ t.test('tokens survive a restart on a file database', async t => {
 })
 
 t.test('after a restart nothing is in memory: the guard reads the client and the acting user, and answers as before', async t => {
-  const dir = mkdtempSync(join(tmpdir(), 'sandbox-auth-'))
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
-  const clock = new Clock()
-  clock.freeze(true)
-  const overrides = { databasePath: join(dir, 'sandbox.db') }
+  const { clock, overrides } = fileDatabase(t)
   const first = await build(t, overrides, { clock, plugins: [probes] })
   const user = await makeUser(first)
   const bound = await makeClient(first, { organizationId: DEMO_ORG, userId: user.id })
