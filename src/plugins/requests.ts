@@ -22,8 +22,8 @@ async function requests (app: FastifyInstance): Promise<void> {
   })
   // The request line is written by hand, straight to the logger's destination, as pino would write
   // it (level, time, fields, msg). Its fields are fixed and none is secret (the path is masked), so
-  // pino's generic work (a child's bindings, a redaction pass, serializing an object key by key) buys
-  // nothing here, and it cost about a tenth of a cheap request's CPU under load. Every other line
+  // pino's generic work (a child's bindings, serializing an object key by key) buys nothing here:
+  // without it a line costs about half as much (some 0.5 µs less per request). Every other line
   // still goes through pino.
   const destination = (app.log as unknown as Record<symbol, DestinationStream>)[pino.symbols.streamSym]
   app.addHook('onResponse', (request: FastifyRequest, reply, done) => {
