@@ -35,13 +35,16 @@ export const writeScope = (e: MetadataEntity): string => `core.${e.segment}.meta
  */
 export async function resolveMetadataRef (app: FastifyInstance, auth: AuthContext, entity: MetadataEntity, entityId: string): Promise<MetadataRef> {
   const { organizationId, userId } = auth
-  if (entity.segment === 'users') {
-    const id = entityId === 'me' ? userId : entityId
-    // The guard has checked that the acting user exists, whether named by X-On-Behalf-Of or bound to the token.
-    if (userId === null || id !== userId) throw entityNotFound(entity.name)
-    return { organizationId, entity: entity.segment, entityId: userId }
-  }
+  if (entity.segment === 'users') return ownUserRef(auth, entityId)
   const found = await app.storage.entities.get(organizationId, entity.segment, entityId)
   if (found === undefined || found.userId !== userId) throw entityNotFound(entity.name)
   return { organizationId, entity: entity.segment, entityId: found.id }
+}
+
+/** The acting user's own metadata (`me` or their id), found with no read; any other user is 404. */
+export function ownUserRef ({ organizationId, userId }: AuthContext, entityId: string): MetadataRef {
+  const id = entityId === 'me' ? userId : entityId
+  // The guard has checked that the acting user exists, whether named by X-On-Behalf-Of or bound to the token.
+  if (userId === null || id !== userId) throw entityNotFound('user')
+  return { organizationId, entity: 'users', entityId: userId }
 }

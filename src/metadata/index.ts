@@ -8,9 +8,9 @@ import { oauthSecurity } from '../auth/guard.js'
 import { errorResponse, commonErrorResponses } from '../../schemas/common.js'
 import { ETagHeader, JsonPatch, Metadata, MetadataBody, metadataHeaders } from '../../schemas/metadata.js'
 import { parseTagCondition, type Preconditions } from './conditional.js'
-import { METADATA_ENTITIES, readScope, resolveMetadataRef, writeScope, type MetadataEntity } from './entities.js'
+import { METADATA_ENTITIES, ownUserRef, readScope, resolveMetadataRef, writeScope, type MetadataEntity } from './entities.js'
 import type { JsonPatchOperation } from './json-patch.js'
-import { deleteMetadata, patchMetadata, readMetadata, setMetadata } from './service.js'
+import { deleteMetadata, patchMetadata, readMetadata, readOutcome, setMetadata, type ReadOutcome } from './service.js'
 import type { MetadataRevision } from '../storage/metadata.js'
 
 const JSON_PATCH = 'application/json-patch+json'
@@ -44,6 +44,12 @@ const withEtag = (description: string) => ({ description, headers: ETagHeader })
 /** `{ metadata }` of a revision, from its JSON text: no parse and no serialization of the value. */
 const sendRevision = (reply: FastifyReply, status: number, revision: MetadataRevision): FastifyReply =>
   reply.code(status).header('etag', revision.etag).type('application/json; charset=utf-8').send(`{"metadata":${revision.json ?? JSON.stringify(revision.value)}}`)
+
+/** Answers a read. Returns nothing: a handler that returns the reply has Fastify wait on it (it is a thenable). */
+function sendRead (reply: FastifyReply, outcome: ReadOutcome): void {
+  if (outcome.status === 304) reply.code(304).header('etag', outcome.etag).send()
+  else sendRevision(reply, 200, outcome.revision)
+}
 
 export default async function metadataArea (app: FastifyInstance): Promise<void> {
   // JSON Patch bodies parse as JSON does, refusing `__proto__` and `constructor.prototype` alike;
@@ -99,10 +105,18 @@ export default async function metadataArea (app: FastifyInstance): Promise<void>
           429: responses[429]
         }
       }
-    }, async (request, reply) => {
-      const outcome = await readMetadata(app, await ref(request), preconditionsOf(request))
-      if (outcome.status === 304) return reply.code(304).header('etag', outcome.etag).send()
-      return sendRevision(reply, 200, outcome.revision)
+    }, (request, reply) => {
+      // The usual read, of the acting user's own metadata with its revision in memory, answers at
+      // once; any other reads first. Not waiting on a promise is a few percent of a 304's cost.
+      if (e.segment === 'users') {
+        const target = ownUserRef(request.auth!, (request.params as Record<string, string>)[e.param])
+        const current = app.storage.metadata.cached(target)
+        if (current !== undefined) {
+          sendRead(reply, readOutcome(current, preconditionsOf(request)))
+          return
+        }
+      }
+      return ref(request).then(target => readMetadata(app, target, preconditionsOf(request))).then(outcome => sendRead(reply, outcome))
     })
 
     app.put(url, {

@@ -31,7 +31,11 @@ function checkWrite (conditions: Preconditions, current: MetadataRevision | unde
 export type ReadOutcome = { status: 200, revision: MetadataRevision } | { status: 304, etag: string }
 
 export async function readMetadata (app: FastifyInstance, ref: MetadataRef, conditions: Preconditions): Promise<ReadOutcome> {
-  const current = await app.storage.metadata.get(ref)
+  return readOutcome(await app.storage.metadata.get(ref), conditions)
+}
+
+/** What a read of the current revision answers: 200 or 304; 404 and 412 are thrown. */
+export function readOutcome (current: MetadataRevision | undefined, conditions: Preconditions): ReadOutcome {
   // RFC 9110 13.2.1: a request that would fail without its preconditions ignores them.
   if (current === undefined) throw metadataNotFound()
   const verdict = evaluatePreconditions(conditions, current.etag, true)

@@ -41,6 +41,11 @@ export type DeleteMetadataResult =
 export interface MetadataStore {
   get (ref: MetadataRef): Promise<MetadataRevision | undefined>
   /**
+   * The current revision when it is in memory, without waiting; undefined when it is not (absent,
+   * or not read yet): then `get` tells.
+   */
+  cached (ref: MetadataRef): MetadataRevision | undefined
+  /**
    * Stores `next` only if the stored revision is still `expectedEtag` (null: only if none is
    * stored). Read, check and write happen in one transaction.
    */
@@ -91,6 +96,8 @@ export function metadataStore (db: Db): MetadataStore {
   }
 
   return {
+    cached: (ref) => memo.metadata(ref),
+
     // Outside any transaction: what it reads is committed, so it may be remembered.
     async get (ref) {
       let revision = memo.metadata(ref)
