@@ -1,7 +1,12 @@
 // The storage answers the acting user's existence and metadata revisions from memory once read:
 // nothing it remembers outlives a write, whichever way the write comes (the API, a group commit
 // still queued, a fixture, a reset).
-import t from 'tap'
+import t, { type Test } from 'tap'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { randomUUID } from 'node:crypto'
+import type { LightMyRequestResponse } from 'fastify'
 import { accessToken, bearer, build, DEMO_ORG, makeUser, onBehalfOf } from '../helpers.js'
 import { ALICE, goodFixture } from '../sandbox/fixture-data.js'
 import { openStorage, type Storage } from '../../src/storage/index.js'
@@ -63,6 +68,63 @@ t.test('after a reset, a remembered user is gone for the client created again', 
   t.equal(res.statusCode, 404)
   t.match(res.json(), { code: 'entity_not_found', details: { entity: 'user' } })
 })
+
+t.test('after a restart the first read comes from the database and the next from memory: both answer alike', async t => {
+  const dir = mkdtempSync(join(tmpdir(), 'sandbox-metadata-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const overrides = { databasePath: join(dir, 'sandbox.db') }
+  const first = await build(t, overrides)
+  const token = await accessToken(first, { scope: SCOPES })
+  const user = await makeUser(first)
+  const bare = await makeUser(first)
+  const headers = { ...bearer(token), ...onBehalfOf(user.id) }
+  const put = await first.inject({ method: 'PUT', url: '/core/users/me/metadata', headers, payload: { tier: 'gold' } })
+  t.equal(put.statusCode, 201)
+  const etag = put.headers.etag as string
+  await first.close()
+
+  // Each check on a fresh start: its first request reads the revision, its second finds it in memory.
+  const checks: Record<string, (t: Test, get: Get) => Promise<void>> = {
+    200: async (t, get) => {
+      const byMe = await get('/core/users/me/metadata')
+      t.equal(byMe.statusCode, 200)
+      t.equal(byMe.headers.etag, etag)
+      t.equal(byMe.headers['content-type'], 'application/json; charset=utf-8')
+      t.same(byMe.json(), { metadata: { tier: 'gold' } })
+      t.same((await get(`/core/users/${user.id}/metadata`)).json(), { metadata: { tier: 'gold' } }, 'by the user\'s own id')
+    },
+    304: async (t, get) => {
+      const notModified = await get('/core/users/me/metadata', { 'if-none-match': etag })
+      t.equal(notModified.statusCode, 304)
+      t.equal(notModified.headers.etag, etag)
+      t.equal(notModified.body, '')
+      t.equal((await get('/core/users/me/metadata', { 'if-none-match': '"other"' })).statusCode, 200)
+    },
+    412: async (t, get) => {
+      const failed = await get('/core/users/me/metadata', { 'if-match': '"other"' })
+      t.equal(failed.statusCode, 412)
+      t.equal(failed.json().code, 'precondition_failed')
+    },
+    404: async (t, get) => {
+      const other = await get(`/core/users/${randomUUID()}/metadata`)
+      t.equal(other.statusCode, 404, 'another user\'s id')
+      t.match(other.json(), { code: 'entity_not_found', details: { entity: 'user' } })
+      const none = await get('/core/users/me/metadata', {}, bare.id)
+      t.equal(none.statusCode, 404, 'no metadata')
+      t.match(none.json(), { code: 'entity_not_found', details: { entity: 'metadata' } })
+    }
+  }
+  for (const [name, check] of Object.entries(checks)) {
+    const app = await build(t, overrides)
+    const get: Get = (url, extra = {}, as = user.id) =>
+      app.inject({ method: 'GET', url, headers: { ...bearer(token), ...onBehalfOf(as), ...extra } })
+    await t.test(`${name}, read`, async t => check(t, get))
+    await t.test(`${name}, in memory`, async t => check(t, get))
+    await app.close()
+  }
+})
+
+type Get = (url: string, extra?: Record<string, string>, as?: string) => Promise<LightMyRequestResponse>
 
 /** A store on an in-memory database with one organization; closed when the test ends. */
 async function storeWithOrganization (t: { teardown: (fn: () => unknown) => void }): Promise<{ storage: Storage, org: string }> {
