@@ -1,6 +1,6 @@
 // The shipped way to start: `npm run build` makes dist/server.js (the server and TypeBox in one
 // file), and `npm start`, the image's CMD and the bin's first line all run it with the same flags.
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { execFileSync, spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -21,13 +21,18 @@ t.test('npm start, the image and the bin run node with the same flags', async t 
   t.equal(shebang, `#!/usr/bin/env -S ${startScript.slice(0, -1).join(' ')}`, 'the bin, through its first line')
 })
 
-t.test('the built bundle starts, answers health, serves the API description and issues a token', async t => {
-  execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'ignore' })
+/** Builds once (`npm run build`), then starts dist/server.js as `npm start` does; resolves once it listens. */
+let built = false
+async function startBuilt (t: Test, env: Record<string, string>): Promise<{ url: string, stdout: () => string }> {
+  if (!built) {
+    execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'ignore' })
+    built = true
+  }
   const dir = mkdtempSync(join(tmpdir(), 'start-'))
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))
   const child = spawn(process.execPath, startScript.slice(1), {
     cwd: ROOT,
-    env: { PATH: process.env.PATH, PORT: '0', HOST: '127.0.0.1', DATABASE_PATH: join(dir, 'sandbox.db'), LOG_LEVEL: 'warn' },
+    env: { PATH: process.env.PATH, PORT: '0', HOST: '127.0.0.1', DATABASE_PATH: join(dir, 'sandbox.db'), ...env },
     stdio: ['ignore', 'pipe', 'inherit']
   })
   t.teardown(() => { child.kill('SIGTERM') })
@@ -40,17 +45,74 @@ t.test('the built bundle starts, answers health, serves the API description and 
     })
     child.on('exit', code => reject(new Error(`exited with ${code}`)))
   })
+  return { url, stdout: () => stdout }
+}
 
+const tokenFor = async (url: string, scope: string): Promise<Response> => await fetch(`${url}/core/oauth2/token`, {
+  method: 'POST',
+  headers: { authorization: basic('sandbox-demo-client', 'sandbox-demo-secret'), 'content-type': 'application/x-www-form-urlencoded' },
+  body: `grant_type=client_credentials&scope=${encodeURIComponent(scope)}`
+})
+
+t.test('the built bundle starts, answers health, serves the API description and issues a token', async t => {
+  const { url } = await startBuilt(t, { LOG_LEVEL: 'warn' })
   const health = await fetch(`${url}/_sandbox/health`)
   t.equal(health.status, 200)
   const openapi = await fetch(`${url}/openapi.json`)
   t.equal(openapi.status, 200)
   t.match(await openapi.json(), { openapi: '3.1.0', paths: { '/core/users/{userId}/metadata': {} } })
-  const token = await fetch(`${url}/core/oauth2/token`, {
-    method: 'POST',
-    headers: { authorization: basic('sandbox-demo-client', 'sandbox-demo-secret'), 'content-type': 'application/x-www-form-urlencoded' },
-    body: 'grant_type=client_credentials&scope=core.users.metadata%3Aread'
-  })
+  const token = await tokenFor(url, 'core.users.metadata:read')
   t.equal(token.status, 200)
   t.match(await token.json(), { token_type: 'Bearer', scope: 'core.users.metadata:read' })
+})
+
+// The bundle carries Fastify, Ajv and its formats, the country list, JSON Patch and the JWT
+// verifier, and imports pino and the docs' packages from node_modules: each is used here once, as
+// the built server runs it.
+t.test('the built bundle validates, stores, patches, serves the docs and the dashboard, and logs', async t => {
+  const { url, stdout } = await startBuilt(t, { LOG_LEVEL: 'info' })
+  const issued = await tokenFor(url, 'core.users:create core.users.metadata:read core.users.metadata:write core.users:act-on-behalf-of')
+  t.equal(issued.status, 200)
+  const token = (await issued.json()).access_token as string
+  const json = { authorization: `Bearer ${token}`, 'content-type': 'application/json' }
+  const user = { email: 'bundle@example.com', termsOfService: 'general-gb-fca', primaryCitizenship: 'GB', address: { country: 'GB' }, metadata: { tier: 'gold' } }
+
+  const invalid = await fetch(`${url}/core/users`, { method: 'POST', headers: json, body: JSON.stringify({ ...user, email: 'not-an-email', primaryCitizenship: 'XX' }) })
+  t.equal(invalid.status, 400)
+  t.match(await invalid.json(), {
+    code: 'request_invalid',
+    details: { context: 'body', violations: [{ property: 'email', rule: 'format' }, { property: 'primaryCitizenship', rule: 'format', ruleParams: { format: 'country-code' } }] }
+  })
+
+  const created = await fetch(`${url}/core/users`, { method: 'POST', headers: json, body: JSON.stringify(user) })
+  t.equal(created.status, 201)
+  const acting = { authorization: `Bearer ${token}`, 'x-on-behalf-of': `user ${(await created.json()).user.id as string}` }
+  const read = await fetch(`${url}/core/users/me/metadata`, { headers: acting })
+  t.equal(read.status, 200)
+  t.same(await read.json(), { metadata: { tier: 'gold' } })
+  const etag = read.headers.get('etag')!
+  t.equal((await fetch(`${url}/core/users/me/metadata`, { headers: { ...acting, 'if-none-match': etag } })).status, 304)
+  const patched = await fetch(`${url}/core/users/me/metadata`, {
+    method: 'PATCH',
+    headers: { ...acting, 'content-type': 'application/json-patch+json', 'if-match': etag },
+    body: JSON.stringify([{ op: 'replace', path: '/tier', value: 'silver' }, { op: 'add', path: '/seen', value: true }])
+  })
+  t.equal(patched.status, 200)
+  t.same(await patched.json(), { metadata: { tier: 'silver', seen: true } })
+  t.not(patched.headers.get('etag'), etag)
+
+  const docs = await fetch(`${url}/docs`)
+  t.equal(docs.status, 200)
+  t.match(await docs.text(), /swagger-ui/)
+  const css = await fetch(`${url}/docs/static/swagger-ui.css`)
+  t.equal(css.status, 200)
+  t.match(css.headers.get('content-type'), /^text\/css/)
+  const dashboard = await fetch(`${url}/_sandbox/`)
+  t.equal(dashboard.status, 200)
+  t.match(dashboard.headers.get('content-type'), /^text\/html/)
+
+  // Log lines are written in batches, at least every 100 ms.
+  await new Promise(resolve => setTimeout(resolve, 300))
+  const lines = stdout().split('\n').filter(line => line.startsWith('{')).map(line => JSON.parse(line) as Record<string, unknown>)
+  t.match(lines.find(line => line.method === 'PATCH'), { level: 30, path: '/core/users/me/metadata', status: 200, clientId: 'sandbox-demo-client', msg: 'request' })
 })
