@@ -1,5 +1,6 @@
-// The shipped way to start: `npm run build` makes dist/server.js (the server and TypeBox in one
-// file), and `npm start`, the image's CMD and the bin's first line all run it with the same flags.
+// The shipped way to start: `npm run build` makes dist/server.js (the server and its pure JavaScript
+// packages in one file), and `npm start`, the image's CMD and the bin's first line all run it with
+// the same flags.
 import t, { type Test } from 'tap'
 import { execFileSync, spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
