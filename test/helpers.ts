@@ -1,6 +1,9 @@
 // Shared test helpers: build the app on an in-memory database with a controllable clock, get
 // tokens the way an integrator does, and make clients and users directly in storage.
 import { randomUUID } from 'node:crypto'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { buildApp, type BuildOptions } from '../src/app.js'
 import { testConfig, type Config } from '../src/config.js'
@@ -21,6 +24,13 @@ export async function build (t: Teardown, overrides: Partial<Config> = {}, optio
   const app = await buildApp({ config: testConfig(overrides), clock, ...options })
   t.teardown(() => app.close())
   return app
+}
+
+/** A database file in a temporary directory, removed when the test ends: for tests that restart the sandbox. */
+export function fileDatabasePath (t: Teardown): string {
+  const dir = mkdtempSync(join(tmpdir(), 'sandbox-test-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  return join(dir, 'sandbox.db')
 }
 
 export const basic = (id: string, secret: string): string =>

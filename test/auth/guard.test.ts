@@ -2,14 +2,11 @@
 // of the API does: 401s, 403s, X-On-Behalf-Of, subjects, organizations, revocation and restarts.
 import t, { type Test } from 'tap'
 import { createHmac, randomUUID } from 'node:crypto'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import type { FastifyInstance, FastifyPluginAsync, LightMyRequestResponse } from 'fastify'
 import { createVerifier } from 'fast-jwt'
 import { Clock } from '../../src/clock.js'
 import {
-  accessToken, basic, bearer, build, DEMO_ID, DEMO_ORG, DEMO_SECRET, makeClient, makeUser, onBehalfOf, REQUEST_ID, tokenRequest, UUID_RE
+  accessToken, basic, bearer, build, DEMO_ID, DEMO_ORG, DEMO_SECRET, fileDatabasePath, makeClient, makeUser, onBehalfOf, REQUEST_ID, tokenRequest, UUID_RE
 } from '../helpers.js'
 
 const ACT = 'core.users:act-on-behalf-of'
@@ -260,11 +257,9 @@ t.test('subjects: a client token on a user-only route, a user-bound client on a 
 
 /** A file database in a temporary directory, and a frozen clock, for tests that restart the sandbox. */
 function fileDatabase (t: Test): { clock: Clock, overrides: { databasePath: string } } {
-  const dir = mkdtempSync(join(tmpdir(), 'sandbox-auth-'))
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
   const clock = new Clock()
   clock.freeze(true)
-  return { clock, overrides: { databasePath: join(dir, 'sandbox.db') } }
+  return { clock, overrides: { databasePath: fileDatabasePath(t) } }
 }
 
 t.test('tokens survive a restart on a file database', async t => {

@@ -2,12 +2,9 @@
 // nothing it remembers outlives a write, whichever way the write comes (the API, a group commit
 // still queued, a fixture, a reset).
 import t, { type Test } from 'tap'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { randomUUID } from 'node:crypto'
 import type { LightMyRequestResponse } from 'fastify'
-import { accessToken, bearer, build, DEMO_ORG, makeUser, onBehalfOf } from '../helpers.js'
+import { accessToken, bearer, build, DEMO_ORG, fileDatabasePath, makeUser, onBehalfOf } from '../helpers.js'
 import { ALICE, goodFixture } from '../sandbox/fixture-data.js'
 import { openStorage, type Storage } from '../../src/storage/index.js'
 import type { MetadataRevision } from '../../src/storage/metadata.js'
@@ -70,9 +67,7 @@ t.test('after a reset, a remembered user is gone for the client created again', 
 })
 
 t.test('after a restart the first read comes from the database and the next from memory: both answer alike', async t => {
-  const dir = mkdtempSync(join(tmpdir(), 'sandbox-metadata-'))
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
-  const overrides = { databasePath: join(dir, 'sandbox.db') }
+  const overrides = { databasePath: fileDatabasePath(t) }
   const first = await build(t, overrides)
   const token = await accessToken(first, { scope: SCOPES })
   const user = await makeUser(first)
