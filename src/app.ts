@@ -1,7 +1,7 @@
 // buildApp(options) returns a ready Fastify instance and never listens: the server, the tests and
 // the benchmark all build the same app.
 import Fastify, { LogController, type FastifyInstance, type FastifyPluginAsync, type FastifyReply } from 'fastify'
-import pino, { type DestinationStream } from 'pino'
+import pino, { type DestinationStream, type Logger } from 'pino'
 import { randomBytes, randomUUID } from 'node:crypto'
 import type { Config } from './config.js'
 import { Clock } from './clock.js'
@@ -13,7 +13,7 @@ import { EventBus } from './events.js'
 import { ErrorBody, OAuthErrorBody } from '../schemas/common.js'
 import { installValidation, responseSerializers } from './plugins/validation.js'
 import requests from './plugins/requests.js'
-import { lazyChildLogger } from './plugins/logging.js'
+import { withLazyChildren } from './plugins/logging.js'
 import { clientErrorHandler } from './plugins/client-errors.js'
 import rateLimits from './plugins/rate-limit.js'
 import errors, { toApiError } from './plugins/errors.js'
@@ -51,7 +51,6 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
   const app = Fastify({
     loggerInstance: logger,
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'requestId' }),
-    childLoggerFactory: lazyChildLogger,
     schemaController: { compilersFactory: { buildSerializer: responseSerializers } },
     genReqId: () => randomUUID(),
     requestIdHeader: false,
@@ -74,6 +73,8 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
       r.header(`x-${config.serviceName}-request-id`, request.id).code(e.statusCode).send(e.toJSON())
     }
   }) as unknown as FastifyInstance
+  // Fastify's own logger is a real child of ours; the children it makes for each request are lazy.
+  withLazyChildren(app.log as Logger)
 
   installValidation(app)
   app.addSchema(ErrorBody)

@@ -30,6 +30,15 @@ export interface AuthContext {
 
 export const ACT_ON_BEHALF_OF = 'core.users:act-on-behalf-of'
 const ON_BEHALF_OF = /^user\s([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/i
+// The form clients send: checked without trimming, case folding or a match to take apart.
+const ON_BEHALF_OF_USUAL = /^user [0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+
+/** The user id of an `X-On-Behalf-Of` value, lower case; undefined when the value is malformed. */
+function onBehalfOfUser (value: string | string[]): string | undefined {
+  if (typeof value !== 'string') return undefined
+  if (ON_BEHALF_OF_USUAL.test(value)) return value.slice(5)
+  return ON_BEHALF_OF.exec(value.trim())?.[1].toLowerCase()
+}
 
 /** The OpenAPI `security` entry of a route guarded with these scopes. */
 export const oauthSecurity = (scopes: string[]): Array<Record<string, string[]>> => [{ OAuth2: scopes }]
@@ -88,14 +97,14 @@ async function authGuard (app: FastifyInstance): Promise<void> {
     }
     const onBehalfOf = request.headers['x-on-behalf-of']
     if (onBehalfOf === undefined) return checkScopes(request, requirement, auth, false)
-    const match = typeof onBehalfOf === 'string' ? ON_BEHALF_OF.exec(onBehalfOf.trim()) : null
-    if (match === null) {
+    const userId = onBehalfOfUser(onBehalfOf)
+    if (userId === undefined) {
       throw requestInvalid('headers', [{ property: 'x-on-behalf-of', rule: 'pattern', ruleParams: { pattern: '^user\\s<uuid>$' } }])
     }
     if (auth.subject !== 'client') throw subjectNotAllowed(['client'], auth.subject)
     if (!keptListCovers(scopes, ACT_ON_BEHALF_OF)) throw insufficientScopes([ACT_ON_BEHALF_OF], scopes)
     auth.subject = 'user'
-    auth.userId = match[1].toLowerCase()
+    auth.userId = userId
     return whenUserExists(auth, () => checkScopes(request, requirement, auth, true))
   }
 

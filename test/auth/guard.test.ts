@@ -204,8 +204,10 @@ t.test('X-On-Behalf-Of: user <uuid>', async t => {
     const res = await get(app, '/probe/user-metadata', { ...bearer(token), ...onBehalfOf(user.id) })
     t.equal(res.statusCode, 200)
     t.strictSame(res.json(), { clientId: DEMO_ID, organizationId: DEMO_ORG, subject: 'user', userId: user.id, scopes: [ACT, 'core.users.metadata:read', 'core.users:read'] })
-    const upper = await get(app, '/probe/user-metadata', { ...bearer(token), 'x-on-behalf-of': `USER ${user.id.toUpperCase()}` })
-    t.equal(upper.json().userId, user.id, 'ids compare case-insensitively')
+    for (const value of [`USER ${user.id.toUpperCase()}`, `user ${user.id.toUpperCase()}`, `User\t${user.id}`]) {
+      const res = await get(app, '/probe/user-metadata', { ...bearer(token), 'x-on-behalf-of': value })
+      t.equal(res.json().userId, user.id, `${JSON.stringify(value)}: the same user, in lower case`)
+    }
   })
 
   t.test('malformed: 400 request_invalid in the headers context', async t => {

@@ -10,6 +10,11 @@ async function withLog (t: { teardown: (fn: () => unknown) => void }) {
   const app = await build(t, { logLevel: 'info' }, {
     logStream,
     plugins: [async probe => {
+      probe.get('/probe/nested', async (request) => {
+        request.log.debug('not at info')
+        request.log.child({ step: 'lookup' }).info({ found: 2 }, 'nested line')
+        return { ok: true }
+      })
       probe.get('/probe/fail', async () => {
         throw Object.assign(new Error('upstream refused'), { headers: { authorization: 'Bearer very-secret' } })
       })
@@ -31,6 +36,15 @@ t.test('every request writes one JSON line: request id, method, path, status, du
   t.match(lines[1], { requestId: missing.headers[REQUEST_ID], path: '/webhooks/portal/[redacted]/api/endpoints', status: missing.statusCode })
   t.notOk(JSON.stringify(lines).includes(token), 'no token in the log')
   t.notOk(JSON.stringify(lines).includes('the-link-token'), 'no link token in the log')
+})
+
+t.test('a child of the request\'s logger keeps the request id and adds its own fields; lines below the level are not written', async t => {
+  const { app, lines } = await withLog(t)
+  const res = await app.inject({ method: 'GET', url: '/probe/nested' })
+  t.equal(res.statusCode, 200)
+  t.equal(lines.length, 2, 'the nested line and the request line, no debug line')
+  t.match(lines[0], { level: 30, msg: 'nested line', requestId: res.headers[REQUEST_ID], step: 'lookup', found: 2 })
+  t.match(lines[1], { level: 30, msg: 'request', requestId: res.headers[REQUEST_ID], path: '/probe/nested', status: 200 })
 })
 
 t.test('a 5xx is logged through the request\'s logger, with its request id and credentials redacted', async t => {
