@@ -5,10 +5,12 @@
 // scenario (medians over the runs).
 // Other flags: --only get,put (scenario keys), --users 1000, --log-level info,
 // --cpu-prof (profile the sandbox and print its self time per function and file),
+// --cpu-prof-dir DIR (the same, and keep the profiles in DIR: run-1.cpuprofile, ...; open one in
+// Chrome's DevTools, or in bench/cpuprofile.js with the --from/--to printed for each scenario),
 // --node-options=--max-semi-space-size=8 (NODE_OPTIONS added to the start script's command line; the
 // `=` is needed, as the value starts with a dash).
 import { spawn, fork } from 'node:child_process'
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs'
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs'
 import { cpus, tmpdir, totalmem } from 'node:os'
 import { join } from 'node:path'
 import { createServer } from 'node:net'
@@ -26,6 +28,7 @@ const { values: opts } = parseArgs({
     only: { type: 'string' },
     'log-level': { type: 'string', default: 'info' },
     'cpu-prof': { type: 'boolean', default: false },
+    'cpu-prof-dir': { type: 'string' },
     'node-options': { type: 'string', default: '' }
   }
 })
@@ -34,6 +37,8 @@ const WARMUP = Number(opts.warmup)
 const CONNECTIONS = Number(opts.connections)
 const RUNS = Number(opts.runs)
 const USERS = Number(opts.users)
+const KEEP_PROFILES = opts['cpu-prof-dir']
+const PROFILING = opts['cpu-prof'] || KEEP_PROFILES !== undefined
 // Users whose metadata no write touches: the 304 requests keep matching their ETags.
 const HOT = Math.min(200, Math.floor(USERS / 2))
 // The sandbox starts as `npm start` starts it: the start script's node arguments and file.
@@ -65,7 +70,7 @@ const cpuMs = (pid) => {
 
 async function startSandbox (dir, profiles) {
   const port = await freePort()
-  const nodeArgs = opts['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', profiles] : []
+  const nodeArgs = PROFILING ? ['--cpu-prof', '--cpu-prof-dir', profiles] : []
   const started = process.hrtime.bigint()
   // A clean environment: nothing of the caller's (a rate limit, an admin token) changes the numbers.
   const child = spawn(process.execPath, [...nodeArgs, ...START_ARGS], {
@@ -281,10 +286,19 @@ try {
       await stop(baseline.child)
       await stop(sandbox.child)
     }
-    if (opts['cpu-prof']) {
+    if (PROFILING) {
       // The profile starts a little after the spawn: the windows lose a little at each end.
-      const profile = JSON.parse(readFileSync(join(profiles, readdirSync(profiles)[0]), 'utf8'))
-      for (const w of windows) console.log(`\n=== run ${run}: ${w.name}\n` + summarize(profile, { from: w.from + 100, to: w.to - 100 }))
+      const file = join(profiles, readdirSync(profiles)[0])
+      const profile = JSON.parse(readFileSync(file, 'utf8'))
+      if (KEEP_PROFILES !== undefined) {
+        mkdirSync(KEEP_PROFILES, { recursive: true })
+        copyFileSync(file, join(KEEP_PROFILES, `run-${run}.cpuprofile`))
+      }
+      for (const w of windows) {
+        const from = Math.round(w.from + 100)
+        const to = Math.round(w.to - 100)
+        console.log(`\n=== run ${run}: ${w.name} (--from ${from} --to ${to})\n` + summarize(profile, { from, to }))
+      }
     }
   }
 } finally {
@@ -302,7 +316,7 @@ const widths = rows[0].map((_, i) => Math.max(...rows.map(r => r[i].length)))
 const line = (r) => '| ' + r.map((c, i) => i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i])).join(' | ') + ' |'
 const cpu = cpus()
 console.log(`\n${RUNS} run(s), ${DURATION} s per scenario after a ${WARMUP} s warm-up, ${CONNECTIONS} connections, ${USERS} users, LOG_LEVEL=${opts['log-level']}` +
-  `${opts['cpu-prof'] ? ', profiling (slower)' : ''}; medians over the runs, errors summed`)
+  `${PROFILING ? ', profiling (slower)' : ''}; medians over the runs, errors summed`)
 console.log(`${cpu.length} x ${cpu[0]?.model ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM, Node ${process.version}, ${((Date.now() - began) / 1000).toFixed(0)} s in all\n`)
 console.log(line(rows[0]))
 console.log('|' + widths.map((w, i) => (i === 0 ? '-'.repeat(w + 2) : '-'.repeat(w + 1) + ':')).join('|') + '|')
