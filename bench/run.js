@@ -328,7 +328,7 @@ console.log('\nTargets (medians of this run):')
 for (const [name, target] of targets) {
   const rs = results.get(name)
   const ratio = median(rs.map(r => r.ratio))
-  let text = `- ${name}: x${fmt(ratio, 2)} of the baseline, target x${target.ratio}: ${verdict(ratio >= target.ratio)}`
+  let text = `- ${name}: x${fmt(ratio, 3)} of the baseline, target x${target.ratio}: ${verdict(ratio >= target.ratio)}`
   if (target.p99 !== undefined) {
     const p99 = median(rs.map(r => r.p99))
     text += `; p99 ${fmt(p99, 0)} ms, target under ${target.p99} ms: ${verdict(p99 < target.p99)} (the bare route's own p99: ${fmt(median(results.get(BASELINE).map(r => r.p99)), 0)} ms)`
