@@ -25,13 +25,40 @@ async function requests (app: FastifyInstance): Promise<void> {
   // pino's generic work (a child's bindings, serializing an object key by key) buys nothing here:
   // without it a line costs about half as much (some 0.5 µs less per request). Every other line
   // still goes through pino.
+  // The lines of the requests answered in one turn of the event loop are written together at its
+  // end, as the request log writes its entries (request-log.ts), for the same reason: one after the
+  // other, the code that writes them stays in the processor's caches. Each line's time is the
+  // moment its request was answered, so a line may follow another logged a moment later.
   const destination = (app.log as unknown as Record<symbol, DestinationStream>)[pino.symbols.streamSym]
+  let answered: Answered[] = []
+  const writeLines = (): void => {
+    if (answered.length === 0) return
+    const lines = answered
+    answered = []
+    for (const a of lines) destination.write(requestLine(a.requestId, a.method, redactUrl(a.url), a.status, a.elapsedMs, a.clientId, a.time))
+  }
   app.addHook('onResponse', (request: FastifyRequest, reply, done) => {
     // A route may quieten its requests (the docs log at warn).
     if (!(request.log as Logger).isLevelEnabled('info')) return done()
-    destination.write(requestLine(request.id, request.method, redactUrl(request.url), reply.statusCode, reply.elapsedTime, request.auth?.clientId, Date.now()))
+    if (answered.length === 0) setImmediate(writeLines)
+    answered.push({ requestId: request.id, method: request.method, url: request.url, status: reply.statusCode, elapsedMs: reply.elapsedTime, clientId: request.auth?.clientId, time: Date.now() })
     done()
   })
+  app.addHook('onClose', (_app, done) => {
+    writeLines()
+    done()
+  })
+}
+
+/** A request whose line is still to be written. */
+interface Answered {
+  requestId: string
+  method: string
+  url: string
+  status: number
+  elapsedMs: number
+  clientId: string | undefined
+  time: number
 }
 
 /** One request's log line, as pino writes `info({ requestId, method, path, status, durationMs, clientId }, 'request')`. */

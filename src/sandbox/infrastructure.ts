@@ -32,7 +32,7 @@ const pathOf = (url: string): string => {
 }
 
 async function sandboxInfrastructure (app: FastifyInstance): Promise<void> {
-  const log = new RequestLog(app.config.requestLogSize, app.clock)
+  const log = new RequestLog(app.config.requestLogSize, app.clock, (err) => { app.log.error({ err }, 'a request could not be written to the request log') })
   const faults = new Faults()
   app.decorate('requestLog', log)
   app.decorate('faults', faults)

@@ -5,6 +5,12 @@
 // Why text off the heap: entries kept as objects outlive a couple of young-generation collections
 // under load, so the garbage collector promoted each one to the old generation, which then grew
 // by megabytes a second and cost more CPU than the rest of the request's logging.
+// Why at the end of the event loop's turn: the requests answered in one turn (under load, one for
+// each busy connection) are written one after the other, with the writing code and its data
+// still in the processor's caches. Written one by one between requests, each entry cost twice as
+// much, and the whole request about 10% more. Until then a request is held by reference, for
+// less than a turn: too short for the garbage collector to promote it. The time and the duration
+// are taken when the request is recorded, and every read of the log writes what is pending first.
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Clock } from '../clock.js'
 import { redactUrl } from '../plugins/requests.js'
@@ -236,9 +242,21 @@ const SLOT = 4096
 // Slots come in chunks, allocated when first used: a large REQUEST_LOG_SIZE reserves nothing up front.
 const CHUNK = 256
 
+/** A request answered in this turn of the event loop, not yet written. */
+interface Pending {
+  request: FastifyRequest
+  reply: FastifyReply
+  payload: unknown
+  status: number
+  at: number
+  durationMs: number
+}
+
 export class RequestLog {
   readonly capacity: number
   readonly #clock: Clock
+  readonly #onError: (error: unknown) => void
+  #pending: Pending[] = []
   readonly #chunks: Buffer[] = []
   /** Bytes of each entry in its slot; -1 when the entry is in #large. */
   readonly #lengths: Int32Array
@@ -246,19 +264,43 @@ export class RequestLog {
   #next = 0
   #size = 0
 
-  constructor (capacity: number, clock: Clock) {
+  /** `onError` hears of an entry that could not be written (it is left out; the others are kept). */
+  constructor (capacity: number, clock: Clock, onError: (error: unknown) => void = () => {}) {
     this.capacity = capacity
     this.#clock = clock
+    this.#onError = onError
     this.#lengths = new Int32Array(capacity)
   }
 
-  get size (): number { return this.#size }
+  get size (): number {
+    this.#flush()
+    return this.#size
+  }
 
+  /** Records an answered request; it is written at the end of this turn of the event loop. */
   record (request: FastifyRequest, reply: FastifyReply, payload: unknown, status = reply.statusCode): void {
+    if (this.#pending.length === 0) setImmediate(this.#flush)
+    this.#pending.push({ request, reply, payload, status, at: this.#clock.now(), durationMs: reply.elapsedTime })
+  }
+
+  readonly #flush = (): void => {
+    if (this.#pending.length === 0) return
+    const pending = this.#pending
+    this.#pending = []
+    for (const p of pending) {
+      try {
+        this.#write(p)
+      } catch (error) {
+        this.#onError(error)
+      }
+    }
+  }
+
+  #write ({ request, reply, payload, status, at, durationMs }: Pending): void {
     const kept = keepPayload(payload)
     const entry = new EntryWriter()
       // The duration in whole microseconds: an integer is cheaper to write than a fraction.
-      .number(this.#clock.now()).string(request.method).string(request.url).number(status).number(Math.round(reply.elapsedTime * 1000))
+      .number(at).string(request.method).string(request.url).number(status).number(Math.round(durationMs * 1000))
       .string(request.id).nullable(clientOf(request, status, kept))
     writeHeaders(entry, request.headers, true)
     entry.nullable(bodyJson(storeBody(keepBody(request))))
@@ -269,7 +311,9 @@ export class RequestLog {
     if (this.#size < this.capacity) this.#size++
   }
 
+  /** Forgets every request answered so far, written or not. */
   clear (): void {
+    this.#pending = []
     this.#chunks.length = 0
     this.#large.clear()
     this.#next = 0
@@ -309,6 +353,7 @@ export class RequestLog {
 
   /** Newest first, filtered, formatted for reading. */
   list (filter: RequestLogFilter = {}): RequestLogEntry[] {
+    this.#flush()
     const limit = filter.limit ?? 100
     const method = filter.method?.toUpperCase()
     const path = filter.path === undefined ? undefined : globMatcher(filter.path)

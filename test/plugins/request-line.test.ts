@@ -23,6 +23,9 @@ async function withLog (t: { teardown: (fn: () => unknown) => void }) {
   return { app, lines }
 }
 
+// Request lines are written at the end of the event loop's turn in which their requests were answered.
+const endOfTurn = () => new Promise(resolve => setImmediate(resolve))
+
 t.test('every request writes one JSON line: request id, method, path, status, duration, client', async t => {
   const { app, lines } = await withLog(t)
   const token = await accessToken(app, { scope: 'core.users.metadata:read core.users:act-on-behalf-of' })
@@ -30,6 +33,7 @@ t.test('every request writes one JSON line: request id, method, path, status, du
   lines.length = 0
   const res = await app.inject({ method: 'GET', url: '/core/users/me/metadata?secret=1', headers: { ...bearer(token), ...onBehalfOf(user.id) } })
   const missing = await app.inject({ method: 'GET', url: '/webhooks/portal/the-link-token/api/endpoints' })
+  await endOfTurn()
   t.equal(lines.length, 2, 'one line per request')
   t.match(lines[0], { level: 30, msg: 'request', requestId: res.headers[REQUEST_ID], method: 'GET', path: '/core/users/me/metadata', status: res.statusCode, clientId: DEMO_ID })
   t.type(lines[0].durationMs, 'number')
@@ -42,6 +46,7 @@ t.test('a child of the request\'s logger keeps the request id and adds its own f
   const { app, lines } = await withLog(t)
   const res = await app.inject({ method: 'GET', url: '/probe/nested' })
   t.equal(res.statusCode, 200)
+  await endOfTurn()
   t.equal(lines.length, 2, 'the nested line and the request line, no debug line')
   t.match(lines[0], { level: 30, msg: 'nested line', requestId: res.headers[REQUEST_ID], step: 'lookup', found: 2 })
   t.match(lines[1], { level: 30, msg: 'request', requestId: res.headers[REQUEST_ID], path: '/probe/nested', status: 200 })
@@ -51,6 +56,7 @@ t.test('a 5xx is logged through the request\'s logger, with its request id and c
   const { app, lines } = await withLog(t)
   const res = await app.inject({ method: 'GET', url: '/probe/fail' })
   t.equal(res.statusCode, 500)
+  await endOfTurn()
   t.equal(lines.length, 2)
   t.match(lines[0], { level: 50, msg: 'request failed', requestId: res.headers[REQUEST_ID], err: { message: 'upstream refused', headers: { authorization: '[redacted]' } } })
   t.match(lines[1], { level: 30, msg: 'request', requestId: res.headers[REQUEST_ID], status: 500 })
@@ -61,7 +67,25 @@ t.test('routes that log at warn (the API docs) write no request line', async t =
   const { app, lines } = await withLog(t)
   const docs = await app.inject({ method: 'GET', url: '/docs/json' })
   t.equal(docs.statusCode, 200)
-  t.same(lines, [])
+  const health = await app.inject({ method: 'GET', url: '/_sandbox/health' })
+  await endOfTurn()
+  t.same(lines.map(l => l.path), ['/_sandbox/health'], 'a line for the health check, none for the docs')
+  t.equal(lines[0].requestId, health.headers[REQUEST_ID])
+})
+
+t.test('the lines of requests answered together are written together, each with the time it was answered, and none is lost on close', async t => {
+  const { app, lines } = await withLog(t)
+  const before = Date.now()
+  const answers = await Promise.all(Array.from({ length: 5 }, (_, i) => app.inject({ method: 'GET', url: `/core/missing/${i}` })))
+  const after = Date.now()
+  await endOfTurn()
+  t.same(lines.map(l => l.requestId), answers.map(a => a.headers[REQUEST_ID]), 'one line each, in the order answered')
+  t.ok(lines.every(l => typeof l.time === 'number' && l.time >= before && l.time <= after), 'each line holds the time its request was answered')
+
+  lines.length = 0
+  const last = await app.inject({ method: 'GET', url: '/core/missing/last' })
+  await app.close()
+  t.same(lines.map(l => l.requestId), [last.headers[REQUEST_ID]], 'closing the app writes the lines still pending')
 })
 
 t.test('the request line is the JSON pino would write, whatever the path and client id hold', async t => {

@@ -1,5 +1,5 @@
 import t from 'tap'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { basic, bearer, build, DEMO_ID, DEMO_SECRET, REQUEST_ID, tokenRequest } from '../helpers.js'
 
 const readLog = async (app: FastifyInstance, query = '') => (await app.inject({ method: 'GET', url: `/_sandbox/requests${query}` })).json()
@@ -17,6 +17,24 @@ t.test('each request is logged newest first with method, path, status, duration,
   t.type(first.durationMs, 'number')
   t.match(second, { method: 'GET', path: '/core/nothing', status: 404, clientId: null, requestId: missing.headers[REQUEST_ID] })
   t.same(second.response.body, { code: 'route_not_found', message: 'The route cannot be found' })
+})
+
+t.test('an answered request is in the log at once, with the sandbox time it was answered at; a clear drops it', async t => {
+  const app = await build(t)
+  app.clock.freeze(true)
+  const answeredAt = app.clock.iso()
+  // Entries are written at the end of the event loop's turn: what is read before then is written first.
+  const missing = await app.inject({ method: 'GET', url: '/core/nothing' })
+  app.clock.advance(60)
+  t.equal(app.requestLog.size, 1)
+  const [entry] = (await readLog(app)).requests
+  t.match(entry, { requestId: missing.headers[REQUEST_ID], status: 404, timestamp: answeredAt })
+
+  const dropped = await app.inject({ method: 'GET', url: '/core/nothing/else' })
+  t.equal(dropped.statusCode, 404)
+  app.requestLog.clear()
+  await new Promise(resolve => setImmediate(resolve))
+  t.equal(app.requestLog.size, 0, 'an entry not yet written when the log was cleared is not written after')
 })
 
 t.test('credentials never reach the log: headers, form and JSON bodies, answers', async t => {
@@ -138,4 +156,21 @@ t.test('a reset keeps the log', async t => {
   await app.inject({ method: 'GET', url: '/core/before-reset' })
   await app.inject({ method: 'POST', url: '/_sandbox/reset' })
   t.same((await readLog(app)).requests.map((e: { path: string }) => e.path), ['/_sandbox/reset', '/core/before-reset'])
+})
+
+t.test('an entry that cannot be written is reported and left out; the others of its turn are kept', async t => {
+  const { RequestLog } = await import('../../src/sandbox/request-log.js')
+  const { Clock } = await import('../../src/clock.js')
+  const errors: unknown[] = []
+  const log = new RequestLog(10, new Clock(), error => { errors.push(error) })
+  const reply = { statusCode: 200, elapsedTime: 1.5, getHeaders: () => ({ 'content-type': 'text/plain' }) }
+  const request = (id: string, headers: () => Record<string, string>) =>
+    ({ id, method: 'GET', url: `/probe/${id}`, get headers () { return headers() }, body: undefined, auth: null }) as unknown as FastifyRequest
+  log.record(request('one', () => ({ host: 'sandbox' })), reply as unknown as FastifyReply, 'first')
+  log.record(request('two', () => { throw new Error('unreadable headers') }), reply as unknown as FastifyReply, 'second')
+  log.record(request('three', () => ({ host: 'sandbox' })), reply as unknown as FastifyReply, 'third')
+  t.same(log.list().map(e => [e.requestId, e.response.body]), [['three', 'third'], ['one', 'first']])
+  t.equal(log.size, 2)
+  t.equal(errors.length, 1)
+  t.match(errors[0], { message: 'unreadable headers' })
 })
