@@ -8,9 +8,10 @@
 // Why at the end of the event loop's turn: the requests answered in one turn (under load, one for
 // each busy connection) are written one after the other, with the writing code and its data
 // still in the processor's caches. Written one by one between requests, each entry cost twice as
-// much, and the whole request about 10% more. Until then a request is held by reference, for
-// less than a turn: too short for the garbage collector to promote it. The time and the duration
-// are taken when the request is recorded, and every read of the log writes what is pending first.
+// much (timed in the server under load: 11 µs against 5.5). Until then a request is held by
+// reference, for less than a turn: too short for the garbage collector to promote it. The time and
+// the duration are taken when the request is recorded, and every read of the log writes what is
+// pending first.
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Clock } from '../clock.js'
 import { redactUrl } from '../plugins/requests.js'
