@@ -1,6 +1,7 @@
 // The API description, generated from the route schemas (one source of truth) and served with
 // interactive docs from local files only: no CDN, no validator badge, no fonts from afar.
 import fp from 'fastify-plugin'
+import http from 'node:http'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance } from 'fastify'
@@ -15,7 +16,12 @@ async function openapi (app: FastifyInstance): Promise<void> {
         title: 'Core API sandbox',
         version: '0.1.0',
         description: 'A stateful sandbox of the Core API. Routes under `/_sandbox` are the sandbox control API and do not exist in the real service. ' +
-          `Every response carries \`x-${config.serviceName}-request-id\`. Errors use \`{ code, message, details? }\`, except the token endpoint, which uses OAuth 2.0 error bodies.`
+          `Every response carries \`x-${config.serviceName}-request-id\`. Errors use \`{ code, message, details? }\`, except the token endpoint, which uses OAuth 2.0 error bodies. ` +
+          'Any route can also get an answer before it is routed, after which the connection is closed: 400 `request_invalid` for malformed HTTP ' +
+          '(`details: { context: "headers", violations: [{ property: "", rule: "http" }] }`); ' +
+          `408 \`request_timeout\` when the request line, headers and body take over ${config.requestTimeoutMs} ms to arrive; ` +
+          `431 \`headers_too_large\` when the request line and headers are over ${http.maxHeaderSize} bytes, an overlong URL included (\`details.threshold: { unit: "bytes", limit }\`). ` +
+          'At the token endpoint these are OAuth 2.0 `invalid_request` bodies with the same statuses.'
       },
       servers: config.publicUrl !== '' ? [{ url: config.publicUrl, description: 'Sandbox' }] : [],
       tags: [

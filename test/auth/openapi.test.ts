@@ -107,3 +107,12 @@ t.test('a guarded route shows its scopes through oauthSecurity', async t => {
   const doc = (await app.inject({ method: 'GET', url: '/openapi.json' })).json()
   t.strictSame(doc.paths['/probe'].get.security, [{ OAuth2: ['core.users:read'] }])
 })
+
+t.test('the description names the answers any route can get before routing: 400, 408 and 431, with their codes and limits', async t => {
+  const app = await build(t, { requestTimeoutMs: 1500 })
+  const { description } = (await app.inject({ method: 'GET', url: '/openapi.json' })).json().info
+  t.match(description, /400 `request_invalid` for malformed HTTP/)
+  t.match(description, /408 `request_timeout` when the request line, headers and body take over 1500 ms/)
+  t.match(description, new RegExp(`431 \`headers_too_large\` when the request line and headers are over ${(await import('node:http')).maxHeaderSize} bytes`))
+  t.match(description, /OAuth 2\.0 `invalid_request`/)
+})
