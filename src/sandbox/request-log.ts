@@ -5,17 +5,15 @@
 // Why text off the heap: entries kept as objects outlive a couple of young-generation collections
 // under load, so the garbage collector promoted each one to the old generation, which then grew
 // by megabytes a second and cost more CPU than the rest of the request's logging.
-// Why at the end of the event loop's turn: the requests answered in one turn (under load, one for
-// each busy connection) are written one after the other, with the writing code and its data
-// still in the processor's caches. Written one by one between requests, each entry cost twice as
-// much (timed in the server under load: 11 µs against 5.5). Until then a request is held by
-// reference, for less than a turn: too short for the garbage collector to promote it. The time and
-// the duration are taken when the request is recorded, and every read of the log writes what is
+// Entries are written at the end of the event loop's turn that answered their requests, all of
+// that turn's together (turn-batch.ts says why). Until then a request is held by reference; the
+// time and the duration are taken when it is recorded, and every read of the log writes what is
 // pending first.
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Clock } from '../clock.js'
 import { redactUrl } from '../plugins/requests.js'
 import { EntryReader, EntryWriter } from './entry-text.js'
+import { TurnBatch } from '../turn-batch.js'
 
 const BODY_LIMIT = 4096
 // A longer answer is cut when recorded, so the log never holds large documents (/openapi.json).
@@ -256,8 +254,7 @@ interface Pending {
 export class RequestLog {
   readonly capacity: number
   readonly #clock: Clock
-  readonly #onError: (error: unknown) => void
-  #pending: Pending[] = []
+  readonly #pending: TurnBatch<Pending>
   readonly #chunks: Buffer[] = []
   /** Bytes of each entry in its slot; -1 when the entry is in #large. */
   readonly #lengths: Int32Array
@@ -269,32 +266,18 @@ export class RequestLog {
   constructor (capacity: number, clock: Clock, onError: (error: unknown) => void = () => {}) {
     this.capacity = capacity
     this.#clock = clock
-    this.#onError = onError
+    this.#pending = new TurnBatch(p => { this.#write(p) }, onError)
     this.#lengths = new Int32Array(capacity)
   }
 
   get size (): number {
-    this.#flush()
+    this.#pending.flush()
     return this.#size
   }
 
   /** Records an answered request; it is written at the end of this turn of the event loop. */
   record (request: FastifyRequest, reply: FastifyReply, payload: unknown, status = reply.statusCode): void {
-    if (this.#pending.length === 0) setImmediate(this.#flush)
-    this.#pending.push({ request, reply, payload, status, at: this.#clock.now(), durationMs: reply.elapsedTime })
-  }
-
-  readonly #flush = (): void => {
-    if (this.#pending.length === 0) return
-    const pending = this.#pending
-    this.#pending = []
-    for (const p of pending) {
-      try {
-        this.#write(p)
-      } catch (error) {
-        this.#onError(error)
-      }
-    }
+    this.#pending.add({ request, reply, payload, status, at: this.#clock.now(), durationMs: reply.elapsedTime })
   }
 
   #write ({ request, reply, payload, status, at, durationMs }: Pending): void {
@@ -314,7 +297,7 @@ export class RequestLog {
 
   /** Forgets every request answered so far, written or not. */
   clear (): void {
-    this.#pending = []
+    this.#pending.drop()
     this.#chunks.length = 0
     this.#large.clear()
     this.#next = 0
@@ -354,7 +337,7 @@ export class RequestLog {
 
   /** Newest first, filtered, formatted for reading. */
   list (filter: RequestLogFilter = {}): RequestLogEntry[] {
-    this.#flush()
+    this.#pending.flush()
     const limit = filter.limit ?? 100
     const method = filter.method?.toUpperCase()
     const path = filter.path === undefined ? undefined : globMatcher(filter.path)
