@@ -1,6 +1,7 @@
 import t from 'tap'
 import { Writable } from 'node:stream'
 import { accessToken, bearer, build, DEMO_ORG, makeClient, makeUser, onBehalfOf, REQUEST_ID, UUID_RE } from '../helpers.js'
+import { webhooksStore } from '../../src/webhooks/store.js'
 import { addEndpoint, managementLink } from './support.js'
 
 const URL = '/core/webhooks/management-link'
@@ -111,7 +112,7 @@ t.test('the page works until expiresAt, then answers 410 with the expired page',
   t.same(expiredApi.json(), { code: 'management_link_expired', message: 'The management link has expired', details: { expiresAt: link.expiresAt } })
   const write = await app.inject({ method: 'POST', url: `${link.path}/api/endpoints`, payload: { url: 'https://example.com/hook' } })
   t.equal(write.statusCode, 410)
-  t.equal((await app.storage.webhooks.listEndpoints(DEMO_ORG)).length, 0, 'nothing written with an expired link')
+  t.equal((await app.storage.store(webhooksStore).listEndpoints(DEMO_ORG)).length, 0, 'nothing written with an expired link')
 })
 
 t.test('an unknown link is 401 on the page and the API', async t => {
@@ -151,7 +152,7 @@ t.test('a link shows and changes only its own organization\'s endpoints and mess
     t.equal(res.statusCode, 404, `${req.method} ${req.url}`)
     t.same(res.json(), { code: 'entity_not_found', message: 'The endpoint cannot be found', details: { entity: 'endpoint' } })
   }
-  t.same(await app.storage.webhooks.getEndpoint(other.organizationId, theirEndpoint.id), { ...theirEndpoint, description: '', eventTypes: [], disabled: true, organizationId: other.organizationId, createdAt: app.clock.iso(), updatedAt: app.clock.iso() }, 'unchanged')
+  t.same(await app.storage.store(webhooksStore).getEndpoint(other.organizationId, theirEndpoint.id), { ...theirEndpoint, description: '', eventTypes: [], disabled: true, organizationId: other.organizationId, createdAt: app.clock.iso(), updatedAt: app.clock.iso() }, 'unchanged')
 
   // A message of the other organization (a test event) cannot be seen or replayed through my link.
   await app.inject({ method: 'PATCH', url: `${theirs.path}/api/endpoints/${theirEndpoint.id}`, payload: { disabled: false } })
@@ -236,5 +237,5 @@ t.test('the portal API refuses bad endpoints with 400 and writes nothing', async
   const badId = await app.inject({ method: 'PATCH', url: `${link.path}/api/endpoints/not-a-uuid`, payload: { disabled: false } })
   t.equal(badId.statusCode, 400)
   t.equal(badId.json().details.context, 'params')
-  t.same((await app.storage.webhooks.listEndpoints(DEMO_ORG)).map(e => e.url), ['http://127.0.0.1:9/hook'])
+  t.same((await app.storage.store(webhooksStore).listEndpoints(DEMO_ORG)).map(e => e.url), ['http://127.0.0.1:9/hook'])
 })
