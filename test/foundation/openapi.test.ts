@@ -97,7 +97,8 @@ t.test('every path in the document is routed, and its answers without credential
   for (const { method, path, op } of operations(doc)) {
     const name = `${method.toUpperCase()} ${path}`
     const res = await app.inject({ method: method.toUpperCase() as 'GET', url: concrete(path) })
-    t.not(res.headers['content-type']?.toString().startsWith('application/json') === true && res.json().code === 'route_not_found', true, `${name} is routed`)
+    const code = String(res.headers['content-type']).startsWith('application/json') ? res.json().code : undefined
+    t.not(code, 'route_not_found', `${name} is routed`)
     t.ok(String(res.statusCode) in op.responses!, `${name} answers ${res.statusCode}, which it documents`)
     if (oauthScopes(op) !== undefined) t.match({ status: res.statusCode, body: res.json() }, { status: 401, body: { code: 'token_invalid' } }, `${name} wants a Bearer token`)
     if (op.security?.some(s => 'SandboxAdmin' in s) === true) t.match({ status: res.statusCode, body: res.json() }, { status: 401, body: { code: 'token_invalid' } }, `${name} wants the admin token`)
