@@ -1,6 +1,6 @@
 import t from 'tap'
 import { Writable } from 'node:stream'
-import { accessToken, bearer, build, DEMO_ORG, makeClient, makeUser, onBehalfOf, REQUEST_ID, UUID_RE } from '../helpers.js'
+import { accessToken, bearer, build, DEMO_ORG, makeClient, makeUser, onBehalfOf, REQUEST_ID, UUID_RE, waitFor } from '../helpers.js'
 import { webhooksStore } from '../../src/webhooks/store.js'
 import { addEndpoint, managementLink } from './support.js'
 
@@ -49,14 +49,17 @@ t.test('the link token is stored only as a hash and never logged', async t => {
   const logStream = new Writable({ write (chunk, _enc, done) { lines.push(String(chunk)); done() } })
   const app = await build(t, { logLevel: 'info' }, { logStream })
   const link = await managementLink(app)
-  await app.inject({ method: 'GET', url: link.path })
-  await app.inject({ method: 'GET', url: `${link.path}/api/endpoints` })
-  // Request lines are written at the end of the turn of the event loop that answered them.
-  await new Promise(resolve => setImmediate(resolve))
+  const page = await app.inject({ method: 'GET', url: link.path })
+  t.equal(page.statusCode, 200)
+  const endpoints = await app.inject({ method: 'GET', url: `${link.path}/api/endpoints` })
+  t.equal(endpoints.statusCode, 200)
+  // Request lines are written in a batch after their requests are answered: wait for the last one.
+  await waitFor(() => lines.join('').includes(String(endpoints.headers[REQUEST_ID])), { what: 'the request line of the portal API call' })
   const rows = app.storage.db.prepare('SELECT * FROM management_links').all()
   t.equal(rows.length, 1)
   t.notOk(JSON.stringify(rows).includes(link.token), 'no row holds the token')
-  t.ok(lines.length > 0, 'requests were logged')
+  const paths = lines.join('').split('\n').filter(line => line !== '').map(line => (JSON.parse(line) as { path?: string }).path)
+  t.same(paths.filter(p => p?.startsWith('/webhooks/portal/')), ['/webhooks/portal/[redacted]', '/webhooks/portal/[redacted]/api/endpoints'], 'both portal requests were logged, the token masked')
   t.notOk(lines.join('').includes(link.token), 'no log line holds the token')
 })
 
