@@ -1,7 +1,7 @@
 // SQLite implementation of the admin store: sandbox-only operations across every table (reset,
 // fixtures). Reset works from the schema itself, so tables added by later migrations are covered.
 import { randomUUID } from 'node:crypto'
-import type { Db } from './db.js'
+import { groupCommit, type Db } from './db.js'
 import type { EntityRecord, NewClient, Organization, UserRecord } from './types.js'
 import { emailKey, isConstraint } from './core.js'
 import { memoOf } from './memo.js'
@@ -73,6 +73,8 @@ export function adminStore (db: Db): AdminStore {
 
   return {
     async reset (organizationId) {
+      // Writes queued before the reset land before it.
+      groupCommit(db).flush()
       db.transaction(() => {
         memo.clear()
         // Checked at commit, when every referencing row is gone too, whatever the delete order.
@@ -87,6 +89,7 @@ export function adminStore (db: Db): AdminStore {
     },
 
     async atomically (work) {
+      groupCommit(db).flush()
       try {
         db.transaction(() => {
           memo.clear()

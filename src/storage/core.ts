@@ -96,11 +96,14 @@ export function organizationStore (db: Db): OrganizationStore {
   const get = db.prepare<[string], Organization>('SELECT id, name, created_at AS createdAt FROM organizations WHERE id = ?')
   const insert = db.prepare('INSERT OR IGNORE INTO organizations (id, name, created_at) VALUES (?, ?, ?)')
   const list = db.prepare<[], Organization>('SELECT id, name, created_at AS createdAt FROM organizations ORDER BY created_at, id')
+  const write = groupCommit(db)
   return {
     async get (id) { return get.get(id) },
     async ensure (id, name, createdAt) {
-      insert.run(id, name, createdAt)
-      return get.get(id)!
+      return await write(() => {
+        insert.run(id, name, createdAt)
+        return get.get(id)!
+      })
     },
     async list () { return list.all() }
   }
@@ -115,6 +118,7 @@ export function clientStore (db: Db): ClientStore {
   const rotate = db.prepare('UPDATE clients SET secret_salt = ?, secret_hash = ?, generation = ? WHERE id = ?')
   const del = db.prepare('DELETE FROM clients WHERE id = ?')
   const delRefresh = db.prepare('DELETE FROM refresh_tokens WHERE client_id = ?')
+  const write = groupCommit(db)
   return {
     async get (id) {
       const row = get.get(id)
@@ -137,25 +141,27 @@ export function clientStore (db: Db): ClientStore {
         createdAt
       }
       try {
-        insert.run(row)
+        return await write(() => {
+          insert.run(row)
+          return toClient(get.get(c.id)!)
+        })
       } catch (err) {
         if (isConstraint(err)) return undefined
         throw err
       }
-      return toClient(get.get(c.id)!)
     },
     async rotateSecret (id, salt, hash) {
-      return db.transaction(() => {
+      return await write(() => {
         if (rotate.run(salt, hash, randomUUID(), id).changes === 0) return undefined
         delRefresh.run(id)
         return toClient(get.get(id)!)
-      })()
+      })
     },
     async delete (id) {
-      return db.transaction(() => {
+      return await write(() => {
         delRefresh.run(id)
         return del.run(id).changes > 0
-      })()
+      })
     }
   }
 }
@@ -242,6 +248,7 @@ export function entityStore (db: Db): EntityStore {
   const get = db.prepare<[string, string, string], EntityRow>('SELECT * FROM entities WHERE organization_id = ? AND type = ? AND id = ?')
   const insert = db.prepare('INSERT INTO entities (id, organization_id, type, user_id, record, created_at) VALUES (?, ?, ?, ?, ?, ?)')
   const listForUser = db.prepare<[string, string], EntityRow>('SELECT * FROM entities WHERE organization_id = ? AND user_id = ? ORDER BY created_at, id')
+  const write = groupCommit(db)
   return {
     async get (org, type, id) {
       const row = get.get(org, type, id)
@@ -249,7 +256,7 @@ export function entityStore (db: Db): EntityStore {
     },
     async create (e) {
       try {
-        insert.run(e.id, e.organizationId, e.type, e.userId, JSON.stringify(e.record), e.createdAt)
+        await write(() => insert.run(e.id, e.organizationId, e.type, e.userId, JSON.stringify(e.record), e.createdAt))
       } catch (err) {
         if (isConstraint(err)) return undefined
         throw err
