@@ -109,6 +109,20 @@ export function organizationStore (db: Db): OrganizationStore {
   }
 }
 
+/** The parameters of a new client's row: a fresh generation, the scopes as JSON. */
+export const clientRow = (c: NewClient, createdAt: string): Record<string, string | number | null> => ({
+  id: c.id,
+  organizationId: c.organizationId,
+  name: c.name ?? '',
+  secretSalt: c.secretSalt,
+  secretHash: c.secretHash,
+  scopes: JSON.stringify(c.scopes),
+  refreshTokens: c.refreshTokens ? 1 : 0,
+  userId: c.userId ?? null,
+  generation: randomUUID(),
+  createdAt
+})
+
 export function clientStore (db: Db): ClientStore {
   const get = db.prepare<[string], ClientRow>('SELECT * FROM clients WHERE id = ?')
   const listAll = db.prepare<[], ClientRow>('SELECT * FROM clients ORDER BY created_at, id')
@@ -128,18 +142,7 @@ export function clientStore (db: Db): ClientStore {
       return (organizationId === undefined ? listAll.all() : listOrg.all(organizationId)).map(toClient)
     },
     async create (c: NewClient, createdAt) {
-      const row = {
-        id: c.id,
-        organizationId: c.organizationId,
-        name: c.name ?? '',
-        secretSalt: c.secretSalt,
-        secretHash: c.secretHash,
-        scopes: JSON.stringify(c.scopes),
-        refreshTokens: c.refreshTokens ? 1 : 0,
-        userId: c.userId ?? null,
-        generation: randomUUID(),
-        createdAt
-      }
+      const row = clientRow(c, createdAt)
       try {
         return await write(() => {
           insert.run(row)
