@@ -210,26 +210,32 @@ export function eventStore (db: Db): EventStore {
 
 export function userStore (db: Db): UserStore {
   const get = db.prepare<[string, string], UserRow>('SELECT id, organization_id, email, record, created_at FROM users WHERE organization_id = ? AND id = ?')
-  const exists = db.prepare<[string, string], number>('SELECT 1 FROM users WHERE id = ? AND organization_id = ?').pluck()
+  const typeOf = db.prepare<[string, string], string>("SELECT coalesce(json_extract(record, '$.type'), 'individual') FROM users WHERE id = ? AND organization_id = ?").pluck()
   const byEmail = db.prepare<[string, string], UserRow>('SELECT id, organization_id, email, record, created_at FROM users WHERE organization_id = ? AND email_key = ?')
   const list = db.prepare<[string], UserRow>('SELECT id, organization_id, email, record, created_at FROM users WHERE organization_id = ? ORDER BY created_at, id')
   const insert = db.prepare('INSERT OR IGNORE INTO users (id, organization_id, email, email_key, record, created_at) VALUES (?, ?, ?, ?, ?, ?)')
   const insertMetadata = metadataInserter(db)
   const write = groupCommit(db)
   const memo = memoOf(db)
+  // Only users known to exist are remembered, with their type: a user goes only with a reset.
+  const type = (org: string, id: string): string | undefined => {
+    const known = memo.userType(org, id)
+    if (known !== undefined) return known
+    const found = typeOf.get(id, org)
+    if (found !== undefined) memo.rememberUser(org, id, found)
+    return found
+  }
   return {
     async get (org, id) {
       const row = get.get(org, id)
       return row === undefined ? undefined : toUser(row)
     },
-    // Only users known to exist are remembered: a user is removed by nothing but a reset.
     async exists (org, id) {
-      if (memo.hasUser(org, id)) return true
-      if (exists.get(id, org) === undefined) return false
-      memo.rememberUser(org, id)
-      return true
+      return memo.hasUser(org, id) || type(org, id) !== undefined
     },
     knownToExist: (org, id) => memo.hasUser(org, id),
+    async type (org, id) { return type(org, id) },
+    knownType: (org, id) => memo.userType(org, id),
     async findByEmail (org, email) {
       const row = byEmail.get(org, emailKey(email))
       return row === undefined ? undefined : toUser(row)
