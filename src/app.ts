@@ -16,6 +16,7 @@ import requests from './plugins/requests.js'
 import { withLazyChildren } from './plugins/logging.js'
 import { clientErrorHandler } from './plugins/client-errors.js'
 import rateLimits from './plugins/rate-limit.js'
+import authFailures from './plugins/auth-failures.js'
 import errors, { toApiError } from './plugins/errors.js'
 import openapi from './plugins/openapi.js'
 import authGuard from './auth/guard.js'
@@ -109,6 +110,7 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
   await app.register(sandboxInfrastructure)
   await app.register(rateLimits)
   await app.register(authGuard)
+  await app.register(authFailures)
   await app.register(openapi)
   await demoClient
   for (const area of areas(app)) await app.register(area.plugin)
