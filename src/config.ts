@@ -21,6 +21,7 @@ export interface Config {
   requestLogSize: number
   bodyLimitBytes: number
   requestTimeoutMs: number
+  maxConnections: number
   rateLimitPerMinute: number
   unsupportedCountries: string[]
 }
@@ -58,6 +59,7 @@ export const VARIABLES: Array<{ name: string, flag?: string, default: string, de
   { name: 'REQUEST_LOG_SIZE', default: '1000', description: 'How many requests the request log keeps (oldest dropped).' },
   { name: 'BODY_LIMIT_BYTES', default: '1048576', description: 'Largest request body accepted (413 beyond).' },
   { name: 'REQUEST_TIMEOUT_MS', default: '30000', description: 'How long a client may take to send a whole request, headers and body (408 and the connection closed beyond).' },
+  { name: 'MAX_CONNECTIONS', default: '1024', description: 'Open connections the server keeps at once; beyond, a new connection is closed as soon as it is accepted, without an answer, while the open ones are served.' },
   { name: 'RATE_LIMIT_PER_MINUTE', default: '0', description: 'Requests per minute per client before 429 `too_many_requests` (0: off). Failed authentications (401) count too: that many per minute per address, and per client id at the token endpoint.' },
   { name: 'UNSUPPORTED_COUNTRIES', default: 'CU,IR,KP,SY', description: 'ISO 3166-1 codes answered 409 `country_not_supported`.' }
 ]
@@ -155,6 +157,7 @@ export function loadConfig (env: Source = {}, argv: string[] = []): Config {
     requestLogSize: integer(src, 'REQUEST_LOG_SIZE', 1000, 1, 1_000_000),
     bodyLimitBytes: integer(src, 'BODY_LIMIT_BYTES', 1_048_576, 1024, 104_857_600),
     requestTimeoutMs: integer(src, 'REQUEST_TIMEOUT_MS', 30_000, 100, 600_000),
+    maxConnections: integer(src, 'MAX_CONNECTIONS', 1024, 1, 1_000_000),
     rateLimitPerMinute: integer(src, 'RATE_LIMIT_PER_MINUTE', 0, 0, 10_000_000),
     unsupportedCountries: countries === '' ? [] : countries.split(',').map(s => s.trim())
   }

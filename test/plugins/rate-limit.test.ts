@@ -1,4 +1,5 @@
 import t from 'tap'
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { accessToken, basic, bearer, build, DEMO_ID, DEMO_SECRET, makeClient, REQUEST_ID, tokenRequest, UUID_RE } from '../helpers.js'
 import { FailureWindows } from '../../src/plugins/auth-failures.js'
 
@@ -26,7 +27,7 @@ t.test('with RATE_LIMIT_PER_MINUTE, each client gets its own budget and then 429
 })
 
 // Failed client authentication (OAuth 2.0 Security BCP): 401s count per address and per client id.
-const wrongSecret = (app: Awaited<ReturnType<typeof build>>, clientId: string, remoteAddress: string): ReturnType<typeof app.inject> => app.inject({
+const wrongSecret = async (app: FastifyInstance, clientId: string, remoteAddress: string): Promise<LightMyRequestResponse> => await app.inject({
   method: 'POST',
   url: '/core/oauth2/token',
   headers: { authorization: basic(clientId, 'wrong-secret'), 'content-type': 'application/x-www-form-urlencoded' },
