@@ -18,6 +18,8 @@ export interface Config {
   seedFile: string | undefined
   webhookRetrySchedule: number[]
   webhookTimeoutMs: number
+  webhookSecretGraceSeconds: number
+  webhookRetentionSeconds: number
   requestLogSize: number
   bodyLimitBytes: number
   requestTimeoutMs: number
@@ -56,6 +58,8 @@ export const VARIABLES: Array<{ name: string, flag?: string, default: string, de
   { name: 'SEED_FILE', flag: '--seed', default: '(unset)', description: 'Fixture file (JSON) loaded at start, as `POST /_sandbox/fixtures` would.' },
   { name: 'WEBHOOK_RETRY_SCHEDULE', default: '5,30,120,600,1800', description: 'Seconds between delivery attempts after a failure (comma-separated).' },
   { name: 'WEBHOOK_TIMEOUT_MS', default: '5000', description: 'How long a webhook receiver may take before the attempt counts as failed.' },
+  { name: 'WEBHOOK_SECRET_GRACE_SECONDS', default: '86400', description: 'After a signing-secret rotation, how long the replaced secret keeps signing deliveries beside the new one (sandbox clock; 0: it stops at once).' },
+  { name: 'WEBHOOK_RETENTION_SECONDS', default: '604800', description: 'Delivered and finally failed webhook messages, with their attempts, and management links expired longer than this are deleted (sandbox clock; checked at start and periodically; 0: kept forever).' },
   { name: 'REQUEST_LOG_SIZE', default: '1000', description: 'How many requests the request log keeps (oldest dropped).' },
   { name: 'BODY_LIMIT_BYTES', default: '1048576', description: 'Largest request body accepted (413 beyond).' },
   { name: 'REQUEST_TIMEOUT_MS', default: '30000', description: 'How long a client may take to send a whole request, headers and body (408 and the connection closed beyond).' },
@@ -154,6 +158,8 @@ export function loadConfig (env: Source = {}, argv: string[] = []): Config {
     seedFile: src.SEED_FILE !== undefined && src.SEED_FILE !== '' ? src.SEED_FILE : undefined,
     webhookRetrySchedule: schedule.split(',').map(s => Number(s.trim())),
     webhookTimeoutMs: integer(src, 'WEBHOOK_TIMEOUT_MS', 5000, 10, 120_000),
+    webhookSecretGraceSeconds: integer(src, 'WEBHOOK_SECRET_GRACE_SECONDS', 86_400, 0, 31_536_000),
+    webhookRetentionSeconds: integer(src, 'WEBHOOK_RETENTION_SECONDS', 604_800, 0, 315_360_000),
     requestLogSize: integer(src, 'REQUEST_LOG_SIZE', 1000, 1, 1_000_000),
     bodyLimitBytes: integer(src, 'BODY_LIMIT_BYTES', 1_048_576, 1024, 104_857_600),
     requestTimeoutMs: integer(src, 'REQUEST_TIMEOUT_MS', 30_000, 100, 600_000),

@@ -101,6 +101,28 @@ export default async function sandboxWebhookRoutes (app: FastifyInstance, { serv
     return reply.code(204).send()
   })
 
+  app.post('/_sandbox/webhooks/endpoints/:id/rotate-secret', {
+    config: admin,
+    schema: {
+      ...common,
+      summary: 'Rotate a webhook endpoint\'s signing secret',
+      operationId: 'sandboxRotateWebhookEndpointSecret',
+      description: 'Gives the endpoint a new signing secret (`secret` in the answer), as Standard Webhooks describes rotation: for ' +
+        'WEBHOOK_SECRET_GRACE_SECONDS (default 24 hours, by the sandbox clock) the replaced secret keeps signing beside the new one, so ' +
+        '`webhook-signature` carries two space-separated entries, `v1,<signature with the new secret> v1,<signature with the old one>`, ' +
+        'and a receiver verifying with either accepts the delivery; `previousSecretExpiresAt` says until when. Afterwards only the new ' +
+        'secret signs. Rotating again during the grace period drops the older secret at once. Disabled endpoints can be rotated. ' +
+        `${ORGANIZATION} An endpoint of another organization is 404.`,
+      params: EndpointIdParams,
+      querystring: SandboxOrganizationQuery,
+      body: SandboxOrganizationBody,
+      response: { 200: EndpointResponse, ...adminErrors, 404: errorResponse('Unknown organization or endpoint.') }
+    }
+  }, async request => {
+    const { id } = request.params as { id: string }
+    return { endpoint: await service.rotateSecret(await organizationOf(request), id) }
+  })
+
   app.post('/_sandbox/webhooks/endpoints/:id/test', {
     config: admin,
     schema: {

@@ -127,6 +127,18 @@ export default async function portalRoutes (app: FastifyInstance, { service }: {
       return reply.code(204).send()
     })
 
+    api.post(`${base}/endpoints/:id/rotate-secret`, {
+      schema: {
+        ...common,
+        summary: 'Rotate the signing secret',
+        params: params(EndpointIdParams),
+        response: { 200: EndpointResponse, 404: errorResponse('No such endpoint.'), ...linkErrors }
+      }
+    }, async request => {
+      const { id } = request.params as { id: string }
+      return { endpoint: await service.rotateSecret(request.portalOrganizationId, id) }
+    })
+
     api.post(`${base}/endpoints/:id/test`, {
       schema: {
         ...common,
