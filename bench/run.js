@@ -76,7 +76,9 @@ function serverPid (pid) {
     try { children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(' ').filter(Boolean) } catch { return undefined }
     for (const child of children) {
       try {
-        if (readFileSync(`/proc/${child}/cmdline`, 'utf8').includes(START_FILE)) return Number(child)
+        // The node process itself, not the shell whose command line names the same file.
+        const args = readFileSync(`/proc/${child}/cmdline`, 'utf8').split('\0')
+        if (/(^|\/)node$/.test(args[0]) && args.includes(START_FILE)) return Number(child)
       } catch {}
     }
     if (children.length === 0) return undefined
