@@ -3,13 +3,14 @@
 // request paths (users, refresh tokens, dispatched events) go through the group commit.
 import { groupCommit, type Db } from './db.js'
 import type {
-  ClientRecord, ClientStore, EntityRecord, EntityStore, EventRecord, EventStore, NewClient, NewEvent,
+  ClientRecord, ClientStore, EntityRecord, EntityStore, EventRecord, EventStore, NewClient,
   Organization, OrganizationStore, RefreshTokenRecord, RefreshTokenStore, RotateResult, SettingsStore,
   UserRecord, UserStore
 } from './types.js'
 import { randomUUID } from 'node:crypto'
 import { metadataInserter } from './metadata.js'
 import { memoOf } from './memo.js'
+import { recordEvent } from './outbox.js'
 
 interface ClientRow {
   id: string,
@@ -74,6 +75,8 @@ const toEvent = (r: EventRow): EventRecord => ({
   seq: r.seq, id: r.id, organizationId: r.organization_id, type: r.type, payload: JSON.parse(r.payload) as Record<string, unknown>, createdAt: r.created_at
 })
 
+export const isConstraint = (err: unknown): boolean => (err as { code?: string }).code?.startsWith('SQLITE_CONSTRAINT') === true
+
 /** E-mail addresses compare case-insensitively within an organization. */
 export const emailKey = (email: string): string => email.toLowerCase()
 
@@ -93,11 +96,14 @@ export function organizationStore (db: Db): OrganizationStore {
   const get = db.prepare<[string], Organization>('SELECT id, name, created_at AS createdAt FROM organizations WHERE id = ?')
   const insert = db.prepare('INSERT OR IGNORE INTO organizations (id, name, created_at) VALUES (?, ?, ?)')
   const list = db.prepare<[], Organization>('SELECT id, name, created_at AS createdAt FROM organizations ORDER BY created_at, id')
+  const write = groupCommit(db)
   return {
     async get (id) { return get.get(id) },
     async ensure (id, name, createdAt) {
-      insert.run(id, name, createdAt)
-      return get.get(id)!
+      return await write(() => {
+        insert.run(id, name, createdAt)
+        return get.get(id)!
+      })
     },
     async list () { return list.all() }
   }
@@ -112,6 +118,7 @@ export function clientStore (db: Db): ClientStore {
   const rotate = db.prepare('UPDATE clients SET secret_salt = ?, secret_hash = ?, generation = ? WHERE id = ?')
   const del = db.prepare('DELETE FROM clients WHERE id = ?')
   const delRefresh = db.prepare('DELETE FROM refresh_tokens WHERE client_id = ?')
+  const write = groupCommit(db)
   return {
     async get (id) {
       const row = get.get(id)
@@ -121,7 +128,7 @@ export function clientStore (db: Db): ClientStore {
       return (organizationId === undefined ? listAll.all() : listOrg.all(organizationId)).map(toClient)
     },
     async create (c: NewClient, createdAt) {
-      insert.run({
+      const row = {
         id: c.id,
         organizationId: c.organizationId,
         name: c.name ?? '',
@@ -132,21 +139,29 @@ export function clientStore (db: Db): ClientStore {
         userId: c.userId ?? null,
         generation: randomUUID(),
         createdAt
-      })
-      return toClient(get.get(c.id)!)
+      }
+      try {
+        return await write(() => {
+          insert.run(row)
+          return toClient(get.get(c.id)!)
+        })
+      } catch (err) {
+        if (isConstraint(err)) return undefined
+        throw err
+      }
     },
     async rotateSecret (id, salt, hash) {
-      return db.transaction(() => {
+      return await write(() => {
         if (rotate.run(salt, hash, randomUUID(), id).changes === 0) return undefined
         delRefresh.run(id)
         return toClient(get.get(id)!)
-      })()
+      })
     },
     async delete (id) {
-      return db.transaction(() => {
+      return await write(() => {
         delRefresh.run(id)
         return del.run(id).changes > 0
-      })()
+      })
     }
   }
 }
@@ -180,25 +195,17 @@ export function refreshTokenStore (db: Db): RefreshTokenStore {
   }
 }
 
-export function eventStore (db: Db): EventStore & { appendSync: (e: NewEvent) => EventRecord } {
-  const insert = db.prepare('INSERT INTO events (id, organization_id, type, payload, created_at) VALUES (?, ?, ?, ?, ?)')
-  const getSeq = db.prepare<[number | bigint], EventRow>('SELECT seq, id, organization_id, type, payload, created_at FROM events WHERE seq = ?')
+export function eventStore (db: Db): EventStore {
   const pending = db.prepare<[number], EventRow>('SELECT seq, id, organization_id, type, payload, created_at FROM events WHERE dispatched = 0 ORDER BY seq LIMIT ?')
   const mark = db.prepare('UPDATE events SET dispatched = 1 WHERE seq = ?')
   const write = groupCommit(db)
-  const appendSync = (e: NewEvent): EventRecord => {
-    const info = insert.run(e.id, e.organizationId, e.type, JSON.stringify(e.payload), e.createdAt)
-    return toEvent(getSeq.get(info.lastInsertRowid)!)
-  }
   return {
-    appendSync,
-    async append (e) { return appendSync(e) },
     async pending (limit) { return pending.all(limit).map(toEvent) },
     async markDispatched (seq) { await write(() => mark.run(seq)) }
   }
 }
 
-export function userStore (db: Db, events: { appendSync: (e: NewEvent) => EventRecord }): UserStore {
+export function userStore (db: Db): UserStore {
   const get = db.prepare<[string, string], UserRow>('SELECT id, organization_id, email, record, created_at FROM users WHERE organization_id = ? AND id = ?')
   const exists = db.prepare<[string, string], number>('SELECT 1 FROM users WHERE id = ? AND organization_id = ?').pluck()
   const byEmail = db.prepare<[string, string], UserRow>('SELECT id, organization_id, email, record, created_at FROM users WHERE organization_id = ? AND email_key = ?')
@@ -230,7 +237,7 @@ export function userStore (db: Db, events: { appendSync: (e: NewEvent) => EventR
         const info = insert.run(u.id, u.organizationId, u.email, emailKey(u.email), JSON.stringify(u.record), u.createdAt)
         if (info.changes === 0) return undefined
         if (metadata !== undefined) insertMetadata({ organizationId: u.organizationId, entity: 'users', entityId: u.id }, metadata)
-        for (const e of newEvents) events.appendSync(e)
+        for (const e of newEvents) recordEvent(db, e)
         return u
       })
     }
@@ -241,13 +248,19 @@ export function entityStore (db: Db): EntityStore {
   const get = db.prepare<[string, string, string], EntityRow>('SELECT * FROM entities WHERE organization_id = ? AND type = ? AND id = ?')
   const insert = db.prepare('INSERT INTO entities (id, organization_id, type, user_id, record, created_at) VALUES (?, ?, ?, ?, ?, ?)')
   const listForUser = db.prepare<[string, string], EntityRow>('SELECT * FROM entities WHERE organization_id = ? AND user_id = ? ORDER BY created_at, id')
+  const write = groupCommit(db)
   return {
     async get (org, type, id) {
       const row = get.get(org, type, id)
       return row === undefined ? undefined : toEntity(row)
     },
     async create (e) {
-      insert.run(e.id, e.organizationId, e.type, e.userId, JSON.stringify(e.record), e.createdAt)
+      try {
+        await write(() => insert.run(e.id, e.organizationId, e.type, e.userId, JSON.stringify(e.record), e.createdAt))
+      } catch (err) {
+        if (isConstraint(err)) return undefined
+        throw err
+      }
       return e
     },
     async listForUser (org, userId) { return listForUser.all(org, userId).map(toEntity) }

@@ -120,6 +120,5 @@ export async function createUser (app: FastifyInstance, organizationId: string, 
   const event = app.events.build(organizationId, 'core.user.created', { user })
   const created = await app.storage.users.create({ id: user.id, organizationId, email: user.email, record: user, createdAt: now }, [event], metadata)
   if (created === undefined) throw emailAlreadyExists()
-  app.events.recorded()
   return errors === undefined ? { user } : { user, errors }
 }

@@ -5,10 +5,10 @@
 import { setImmediate as nextTurn } from 'node:timers/promises'
 import type { FastifyBaseLogger } from 'fastify'
 import type { Clock } from '../clock.js'
-import type { Storage } from '../storage/index.js'
+import type { WebhooksStore } from './store.js'
 
 export interface RetentionOptions {
-  storage: Storage
+  store: WebhooksStore
   clock: Clock
   log: FastifyBaseLogger
   /** Age in seconds beyond which settled messages and expired links go; 0 keeps everything. */
@@ -51,7 +51,7 @@ export class Retention {
 
   /** Deletes what is older than the retention, by the sandbox clock now; what went. */
   async prune (): Promise<Pruned> {
-    const { storage, clock, retentionSeconds } = this.#o
+    const { store, clock, retentionSeconds } = this.#o
     if (retentionSeconds === 0) return { messages: 0, managementLinks: 0 }
     const before = clock.now() - retentionSeconds * 1000
     const drain = async (batch: () => Promise<number>): Promise<number> => {
@@ -63,8 +63,8 @@ export class Retention {
         await nextTurn()
       }
     }
-    const messages = await drain(() => storage.webhooks.pruneSettledMessages(before, BATCH))
-    const managementLinks = await drain(() => storage.webhooks.pruneExpiredManagementLinks(before, BATCH))
+    const messages = await drain(() => store.pruneSettledMessages(before, BATCH))
+    const managementLinks = await drain(() => store.pruneExpiredManagementLinks(before, BATCH))
     return { messages, managementLinks }
   }
 

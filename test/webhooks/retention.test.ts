@@ -7,6 +7,7 @@ import { buildApp } from '../../src/app.js'
 import { testConfig } from '../../src/config.js'
 import { Clock } from '../../src/clock.js'
 import { Retention } from '../../src/webhooks/retention.js'
+import { webhooksStore } from '../../src/webhooks/store.js'
 import { closedPort, managementLink, startReceiver, until, type MessageJson } from './support.js'
 
 const HOUR = 3600
@@ -29,7 +30,7 @@ async function testEvent (app: FastifyInstance, endpointId: string): Promise<str
 }
 
 const retention = (app: FastifyInstance): Retention =>
-  new Retention({ storage: app.storage, clock: app.clock, log: app.log, retentionSeconds: app.config.webhookRetentionSeconds })
+  new Retention({ store: app.storage.store(webhooksStore), clock: app.clock, log: app.log, retentionSeconds: app.config.webhookRetentionSeconds })
 
 t.test('pruning removes old settled messages with their attempts and old expired links; keeps recent and pending ones', async t => {
   const app = await build(t, { webhookRetentionSeconds: HOUR, webhookRetrySchedule: [100 * HOUR], managementLinkTtlSeconds: HOUR })
@@ -107,20 +108,18 @@ t.test('the sandbox prunes at start, and periodically', async t => {
   await until(async () => (await messages(second)).length === 0 ? true : undefined, 'the start-up prune')
   t.pass('pruned at start')
   t.equal(retention(second).intervalMs, 900_000, 'every quarter of the retention when under an hour')
-  t.equal(new Retention({ storage: second.storage, clock, log: second.log, retentionSeconds: 7 * 24 * HOUR }).intervalMs, 3_600_000, 'else hourly')
+  t.equal(new Retention({ store: second.storage.store(webhooksStore), clock, log: second.log, retentionSeconds: 7 * 24 * HOUR }).intervalMs, 3_600_000, 'else hourly')
 })
 
 t.test('the migration dates messages settled before it by their last attempt', async t => {
   const { default: Database } = await import('better-sqlite3')
-  const { migrations } = await import('../../src/storage/migrations/index.js')
-  const { migrate } = await import('../../src/storage/db.js')
+  const { migrate } = await import('../../src/storage/migrate.js')
+  const { migrations: core } = await import('../../src/storage/core-migrations.js')
+  const { migrations } = await import('../../src/webhooks/migrations.js')
+  const named = [...core.map(m => ({ ...m, name: `core/${m.name}` })), ...migrations.map(m => ({ ...m, name: `webhooks/${m.name}` }))]
   const db = new Database(':memory:')
   t.teardown(() => db.close())
-  db.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)')
-  for (const m of migrations.filter(m => m.version < 4)) {
-    db.exec(m.sql)
-    db.prepare('INSERT INTO schema_migrations VALUES (?, ?, ?)').run(m.version, m.name, '2026-01-01T00:00:00.000Z')
-  }
+  migrate(db, named.filter(m => m.name !== 'webhooks/002-rotation-retention'))
   db.exec(`
     INSERT INTO organizations (id, name, created_at) VALUES ('o', 'O', '2026-01-01T00:00:00.000Z');
     INSERT INTO webhook_endpoints (id, organization_id, url, event_types, secret, created_at, updated_at) VALUES ('e', 'o', 'http://x', '[]', 's', 'c', 'u');
@@ -131,7 +130,7 @@ t.test('the migration dates messages settled before it by their last attempt', a
     INSERT INTO webhook_attempts (id, organization_id, message_id, url, attempted_at, duration_ms)
       VALUES ('a1', 'o', 'm1', 'http://x', '2026-01-01T00:00:05.250Z', 1);
   `)
-  t.equal(migrate(db as never), 4)
+  t.same(migrate(db, named), ['webhooks/002-rotation-retention'])
   const settled = Object.fromEntries((db.prepare('SELECT id, settled_at FROM webhook_messages').all() as Array<{ id: string, settled_at: number | null }>).map(r => [r.id, r.settled_at]))
   t.same(settled, { m1: Date.parse('2026-01-01T00:00:05.250Z'), m2: null, m3: Date.parse('2026-01-02T00:00:00.000Z') })
 })
