@@ -9,7 +9,10 @@ RUN node-headers /opt/node-headers
 ENV npm_config_nodedir=/opt/node-headers
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund
+# The dependencies alone, in a layer of their own that source changes do not invalidate: without
+# the project's own `prepare` script (the build, whose sources come next), then the install scripts
+# of the two packages that need one.
+RUN npm ci --no-audit --no-fund --ignore-scripts && npm rebuild better-sqlite3 esbuild
 COPY tsconfig.json tsconfig.build.json ./
 COPY schemas ./schemas
 COPY src ./src
@@ -33,5 +36,5 @@ EXPOSE 8080
 # Listening beyond loopback, the server refuses to start without SANDBOX_ADMIN_TOKEN (see README).
 HEALTHCHECK --interval=10s --timeout=3s --start-period=5s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 8080) + '/_sandbox/health').then(r => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
-# The same command line as `npm start` (see README, "Memory").
+# The node flags of `npm start` (see docs/behaviour.md, "Memory"); no sources here, so no freshness check.
 CMD ["node", "--max-old-space-size=192", "dist/server.js"]

@@ -41,8 +41,9 @@ const KEEP_PROFILES = opts['cpu-prof-dir']
 const PROFILING = opts['cpu-prof'] || KEEP_PROFILES !== undefined
 // Users whose metadata no write touches: the 304 requests keep matching their ETags.
 const HOT = Math.min(200, Math.floor(USERS / 2))
-// The sandbox starts as `npm start` starts it: the start script's node arguments and file.
+// The sandbox starts with `npm start`; a profiled run starts the start script's command itself.
 const START_ARGS = JSON.parse(readFileSync('package.json', 'utf8')).scripts.start.split(' ').slice(1)
+const START_FILE = START_ARGS.at(-1)
 const ID = 'sandbox-demo-client'
 const SECRET = 'sandbox-demo-secret'
 const BASIC = 'Basic ' + Buffer.from(`${ID}:${SECRET}`).toString('base64')
@@ -68,16 +69,36 @@ const cpuMs = (pid) => {
   } catch { return NaN }
 }
 
+/** The pid of the server `npm start` runs: npm starts a shell, which starts node with scripts/start.js. */
+function serverPid (pid) {
+  for (let depth = 0; depth < 4; depth++) {
+    let children
+    try { children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(' ').filter(Boolean) } catch { return undefined }
+    for (const child of children) {
+      try {
+        // The node process itself, not the shell whose command line names the same file.
+        const args = readFileSync(`/proc/${child}/cmdline`, 'utf8').split('\0')
+        if (/(^|\/)node$/.test(args[0]) && args.includes(START_FILE)) return Number(child)
+      } catch {}
+    }
+    if (children.length === 0) return undefined
+    pid = children[0]
+  }
+  return undefined
+}
+
 async function startSandbox (dir, profiles) {
   const port = await freePort()
-  const nodeArgs = PROFILING ? ['--cpu-prof', '--cpu-prof-dir', profiles] : []
   const started = process.hrtime.bigint()
   // A clean environment: nothing of the caller's (a rate limit, an admin token) changes the numbers.
-  const child = spawn(process.execPath, [...nodeArgs, ...START_ARGS], {
-    env: { PATH: process.env.PATH, PORT: String(port), HOST: '127.0.0.1', DATABASE_PATH: join(dir, 'bench.db'), LOG_LEVEL: opts['log-level'], NODE_OPTIONS: opts['node-options'] },
+  const env = { PATH: process.env.PATH, HOME: process.env.HOME, PORT: String(port), HOST: '127.0.0.1', DATABASE_PATH: join(dir, 'bench.db'), LOG_LEVEL: opts['log-level'], NODE_OPTIONS: opts['node-options'] }
+  // `npm start`, as a developer or CI starts it: the start-up figure includes npm's own start. When
+  // profiling, node is run with the start script's arguments directly, so that the profile is the
+  // server's and not npm's. Its own process group, so that stopping it stops npm's children too.
+  const child = PROFILING
+    ? spawn(process.execPath, ['--cpu-prof', '--cpu-prof-dir', profiles, ...START_ARGS], { env, stdio: ['ignore', 'ignore', 'inherit'], detached: true })
     // The log (one JSON line per request at info) goes to /dev/null: written, not kept.
-    stdio: ['ignore', 'ignore', 'inherit']
-  })
+    : spawn('npm', ['start', '--silent'], { env, stdio: ['ignore', 'ignore', 'inherit'], detached: true })
   const url = `http://127.0.0.1:${port}`
   for (;;) {
     try {
@@ -88,7 +109,9 @@ async function startSandbox (dir, profiles) {
     await new Promise(resolve => setTimeout(resolve, 2))
   }
   const startupMs = Number(process.hrtime.bigint() - started) / 1e6
-  return { child, url, startupMs, sinceStart: () => Number(process.hrtime.bigint() - started) / 1e6 }
+  const pid = PROFILING ? child.pid : serverPid(child.pid)
+  if (pid === undefined) throw new Error('the server process of `npm start` was not found')
+  return { child, pid, url, startupMs, sinceStart: () => Number(process.hrtime.bigint() - started) / 1e6 }
 }
 
 async function startBaseline () {
@@ -98,10 +121,11 @@ async function startBaseline () {
   return { child, url: `http://127.0.0.1:${port}` }
 }
 
-async function stop (child) {
+async function stop (child, group = false) {
   if (child.exitCode !== null) return
   const exited = new Promise(resolve => child.once('exit', resolve))
-  child.kill('SIGTERM')
+  if (group) process.kill(-child.pid, 'SIGTERM')
+  else child.kill('SIGTERM')
   await exited
 }
 
@@ -264,7 +288,7 @@ try {
     try {
       const seeded = Date.now()
       const state = await seed(sandbox.url)
-      process.stderr.write(`run ${run}/${RUNS}: started in ${sandbox.startupMs.toFixed(0)} ms, seeded ${USERS} users in ${Date.now() - seeded} ms, peak RSS so far ${peakRssMb(sandbox.child.pid).toFixed(0)} MB\n`)
+      process.stderr.write(`run ${run}/${RUNS}: started in ${sandbox.startupMs.toFixed(0)} ms, seeded ${USERS} users in ${Date.now() - seeded} ms, peak RSS so far ${peakRssMb(sandbox.pid).toFixed(0)} MB\n`)
       const bare = { ...sequence(getRequests(state.token, state.users)), expect: [200] }
       for (const s of scenarios(state)) {
         if (only !== undefined && !only.has(s.key)) continue
@@ -275,16 +299,16 @@ try {
         process.stderr.write(`run ${run}/${RUNS}: ${s.name} (baseline ${base.rps.toFixed(0)} req/s, ${base.cpu.toFixed(0)} µs CPU per request)\n`)
         const window = { name: s.name, clock: sandbox.sinceStart }
         windows.push(window)
-        const r = await scenario(sandbox.url, sandbox.child.pid, s, window)
+        const r = await scenario(sandbox.url, sandbox.pid, s, window)
         if (r.errors > 0) process.stderr.write(`  errors: ${r.errors}, statuses ${JSON.stringify(r.statuses)}\n`)
-        process.stderr.write(`  ${r.rps.toFixed(0)} req/s (x${(r.rps / base.rps).toFixed(2)}), ${r.cpu.toFixed(0)} µs CPU per request, peak RSS so far ${peakRssMb(sandbox.child.pid).toFixed(0)} MB\n`)
+        process.stderr.write(`  ${r.rps.toFixed(0)} req/s (x${(r.rps / base.rps).toFixed(2)}), ${r.cpu.toFixed(0)} µs CPU per request, peak RSS so far ${peakRssMb(sandbox.pid).toFixed(0)} MB\n`)
         push(s.name, { ...r, ratio: r.rps / base.rps })
         if (s.target !== undefined) targets.set(s.name, s.target)
       }
-      peak = Math.max(peak, peakRssMb(sandbox.child.pid))
+      peak = Math.max(peak, peakRssMb(sandbox.pid))
     } finally {
       await stop(baseline.child)
-      await stop(sandbox.child)
+      await stop(sandbox.child, true)
     }
     if (PROFILING) {
       // The profile starts a little after the spawn: the windows lose a little at each end.

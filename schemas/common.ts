@@ -28,5 +28,6 @@ export const commonErrorResponses = {
   400: errorResponse('The request has missing or invalid parameters (`request_invalid`).'),
   401: errorResponse('The access token is missing, invalid, expired or revoked (`token_invalid`, `token_expired`, `token_revoked`).'),
   403: errorResponse('The token lacks a required scope (`token_insufficient_scopes`) or is for a subject the operation does not allow (`token_subject_not_allowed`).'),
-  429: errorResponse('Too many requests (`too_many_requests`); see `Retry-After`.')
+  429: errorResponse('Too many requests (`too_many_requests`), only when a rate limit or fault is configured; see `Retry-After`. ' +
+    'With RATE_LIMIT_PER_MINUTE, an address that has had that many 401s within a minute gets it too, before its token is checked.')
 }

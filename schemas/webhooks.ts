@@ -68,6 +68,10 @@ export const WebhookEndpoint = Type.Object({
   eventTypes: Type.Array(Type.String(), { description: 'Event types delivered; empty means every event type.' }),
   disabled: Type.Boolean({ description: 'A disabled endpoint gets no new messages; its pending deliveries wait until it is enabled again.' }),
   secret: Type.String({ description: 'Signing secret, `whsec_<base64>`: the HMAC-SHA256 key (base64-decoded) of the `webhook-signature` header.' }),
+  previousSecretExpiresAt: Type.Union([Timestamp, Type.Null()], {
+    description: 'After a rotation, until when the replaced secret still signs deliveries beside `secret` (two space-separated `v1,<signature>` ' +
+      'entries in `webhook-signature`); null when no replaced secret signs.'
+  }),
   createdAt: Timestamp,
   updatedAt: Timestamp
 }, { $id: 'WebhookEndpoint', description: 'A webhook endpoint.' })

@@ -15,6 +15,7 @@ import requests from './plugins/requests.js'
 import { withLazyChildren } from './plugins/logging.js'
 import { clientErrorHandler } from './plugins/client-errors.js'
 import rateLimits from './plugins/rate-limit.js'
+import authFailures from './plugins/auth-failures.js'
 import errors, { toApiError } from './plugins/errors.js'
 import openapi from './plugins/openapi.js'
 import authGuard from './auth/guard.js'
@@ -74,6 +75,7 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
       r.header(`x-${config.serviceName}-request-id`, request.id).code(e.statusCode).send(e.toJSON())
     }
   }) as unknown as FastifyInstance
+  limitConnections(app, config.maxConnections)
   // Fastify's own logger is a real child of ours; the children it makes for each request are lazy.
   withLazyChildren(app.log as Logger)
 
@@ -123,6 +125,7 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
   await app.register(sandboxInfrastructure)
   await app.register(rateLimits)
   await app.register(authGuard)
+  await app.register(authFailures)
   await app.register(openapi)
   await demoClient
   for (const area of registry.areas) await app.register(area.plugin)
@@ -130,4 +133,23 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
 
   await app.ready()
   return app
+}
+
+/**
+ * A cap on open connections (MAX_CONNECTIONS), so a flood of idle sockets cannot use up the
+ * process's file descriptors and memory: Node closes a connection beyond it as soon as it is
+ * accepted, and serves the open ones. Refusals are logged at most once a minute, with their count.
+ */
+function limitConnections (app: FastifyInstance, max: number): void {
+  app.server.maxConnections = max
+  let refused = 0
+  let loggedAt = -Infinity
+  app.server.on('drop', () => {
+    refused++
+    const now = performance.now()
+    if (now - loggedAt < 60_000) return
+    app.log.warn({ refused, maxConnections: max }, 'connections refused: MAX_CONNECTIONS are open')
+    loggedAt = now
+    refused = 0
+  })
 }

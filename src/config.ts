@@ -18,9 +18,12 @@ export interface Config {
   seedFile: string | undefined
   webhookRetrySchedule: number[]
   webhookTimeoutMs: number
+  webhookSecretGraceSeconds: number
+  webhookRetentionSeconds: number
   requestLogSize: number
   bodyLimitBytes: number
   requestTimeoutMs: number
+  maxConnections: number
   rateLimitPerMinute: number
   unsupportedCountries: string[]
 }
@@ -55,10 +58,13 @@ export const VARIABLES: Array<{ name: string, flag?: string, default: string, de
   { name: 'SEED_FILE', flag: '--seed', default: '(unset)', description: 'Fixture file (JSON) loaded at start, as `POST /_sandbox/fixtures` would.' },
   { name: 'WEBHOOK_RETRY_SCHEDULE', default: '5,30,120,600,1800', description: 'Seconds between delivery attempts after a failure (comma-separated).' },
   { name: 'WEBHOOK_TIMEOUT_MS', default: '5000', description: 'How long a webhook receiver may take before the attempt counts as failed.' },
+  { name: 'WEBHOOK_SECRET_GRACE_SECONDS', default: '86400', description: 'After a signing-secret rotation, how long the replaced secret keeps signing deliveries beside the new one (sandbox clock; 0: it stops at once).' },
+  { name: 'WEBHOOK_RETENTION_SECONDS', default: '604800', description: 'Delivered and finally failed webhook messages, with their attempts, and management links expired longer than this are deleted (sandbox clock; checked at start and periodically; 0: kept forever).' },
   { name: 'REQUEST_LOG_SIZE', default: '1000', description: 'How many requests the request log keeps (oldest dropped).' },
   { name: 'BODY_LIMIT_BYTES', default: '1048576', description: 'Largest request body accepted (413 beyond).' },
   { name: 'REQUEST_TIMEOUT_MS', default: '30000', description: 'How long a client may take to send a whole request, headers and body (408 and the connection closed beyond).' },
-  { name: 'RATE_LIMIT_PER_MINUTE', default: '0', description: 'Requests per minute per client before 429 `too_many_requests` (0: off).' },
+  { name: 'MAX_CONNECTIONS', default: '1024', description: 'Open connections the server keeps at once; beyond, a new connection is closed as soon as it is accepted, without an answer, while the open ones are served.' },
+  { name: 'RATE_LIMIT_PER_MINUTE', default: '0', description: 'Requests per minute per client before 429 `too_many_requests` (0: off). Failed authentications (401) count too: that many per minute per address, and per client id at the token endpoint.' },
   { name: 'UNSUPPORTED_COUNTRIES', default: 'CU,IR,KP,SY', description: 'ISO 3166-1 codes answered 409 `country_not_supported`.' }
 ]
 
@@ -152,9 +158,12 @@ export function loadConfig (env: Source = {}, argv: string[] = []): Config {
     seedFile: src.SEED_FILE !== undefined && src.SEED_FILE !== '' ? src.SEED_FILE : undefined,
     webhookRetrySchedule: schedule.split(',').map(s => Number(s.trim())),
     webhookTimeoutMs: integer(src, 'WEBHOOK_TIMEOUT_MS', 5000, 10, 120_000),
+    webhookSecretGraceSeconds: integer(src, 'WEBHOOK_SECRET_GRACE_SECONDS', 86_400, 0, 31_536_000),
+    webhookRetentionSeconds: integer(src, 'WEBHOOK_RETENTION_SECONDS', 604_800, 0, 315_360_000),
     requestLogSize: integer(src, 'REQUEST_LOG_SIZE', 1000, 1, 1_000_000),
     bodyLimitBytes: integer(src, 'BODY_LIMIT_BYTES', 1_048_576, 1024, 104_857_600),
     requestTimeoutMs: integer(src, 'REQUEST_TIMEOUT_MS', 30_000, 100, 600_000),
+    maxConnections: integer(src, 'MAX_CONNECTIONS', 1024, 1, 1_000_000),
     rateLimitPerMinute: integer(src, 'RATE_LIMIT_PER_MINUTE', 0, 0, 10_000_000),
     unsupportedCountries: countries === '' ? [] : countries.split(',').map(s => s.trim())
   }

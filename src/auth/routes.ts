@@ -118,7 +118,9 @@ export default async function authRoutes (app: FastifyInstance): Promise<void> {
         ...Type.Ref('OAuthErrorBody'),
         headers: { [requestId]: requestIdHeader, 'www-authenticate': { type: 'string', description: '`Basic realm="token", charset="UTF-8"`' } }
       },
-      429: 'Too many requests (`too_many_requests`), only when a rate limit or fault is configured; see `Retry-After`.'
+      429: 'Too many requests (`too_many_requests`), only when a rate limit or fault is configured; see `Retry-After`. ' +
+        'With RATE_LIMIT_PER_MINUTE, failed client authentication counts too: once the address, or the client id the credentials name, ' +
+        'has had that many 401s within a minute, further requests are refused before the secret is checked.'
     },
     // Before schema validation: a body of another type, or a repeated parameter (RFC 6749 3.2).
     preValidation: async (request: FastifyRequest) => {

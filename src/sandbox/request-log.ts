@@ -14,6 +14,7 @@ import type { Clock } from '../clock.js'
 import { redactUrl } from '../plugins/requests.js'
 import { EntryReader, EntryWriter } from './entry-text.js'
 import { TurnBatch } from '../turn-batch.js'
+import { refusedTokenClient, tokenEndpointClient } from '../auth/named-client.js'
 
 const BODY_LIMIT = 4096
 // A longer answer is cut when recorded, so the log never holds large documents (/openapi.json).
@@ -148,45 +149,16 @@ function readHeaders (entry: EntryReader): Record<string, unknown> {
   return headers
 }
 
-/** The client named by the credentials sent to the token endpoint; the secret is never kept. */
-function tokenEndpointClient (body: unknown, header: unknown): string | null {
-  const form = body as Record<string, unknown> | undefined
-  if (form !== null && typeof form === 'object' && typeof form.client_id === 'string') return form.client_id
-  if (typeof header !== 'string') return null
-  const match = /^basic\s+([A-Za-z0-9+/]+={0,2})\s*$/i.exec(header)
-  if (match === null) return null
-  const decoded = Buffer.from(match[1], 'base64').toString('utf8')
-  const colon = decoded.indexOf(':')
-  if (colon <= 0) return null
-  try {
-    return decodeURIComponent(decoded.slice(0, colon).replace(/\+/g, ' '))
-  } catch {
-    return null
-  }
-}
-
 // The guard refuses these only after checking the token's signature, so its client id is genuine.
 const VERIFIED_BUT_REFUSED = /"code":"token_(expired|revoked)"/
-
-/** The client of an expired or revoked Bearer token, read from the token's claims. */
-function refusedTokenClient (status: number, answer: string | null, header: unknown): string | null {
-  if (status !== 401 || answer === null || !VERIFIED_BUT_REFUSED.test(answer)) return null
-  const payload = typeof header === 'string' ? header.split('.')[1] : undefined
-  if (payload === undefined) return null
-  try {
-    const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { cid?: unknown }
-    return typeof claims.cid === 'string' ? claims.cid : null
-  } catch {
-    return null
-  }
-}
 
 /** The client a request spoke for: the guard's, else the one its credentials name. */
 function clientOf (request: FastifyRequest, status: number, answer: string | null): string | null {
   const guarded = request.auth?.clientId
   if (guarded !== undefined) return guarded
   const header = request.headers.authorization
-  return request.url.startsWith(TOKEN_ENDPOINT) ? tokenEndpointClient(request.body, header) : refusedTokenClient(status, answer, header)
+  if (request.url.startsWith(TOKEN_ENDPOINT)) return tokenEndpointClient(request.body, header)
+  return status === 401 && answer !== null && VERIFIED_BUT_REFUSED.test(answer) ? refusedTokenClient(header) : null
 }
 
 const pathOf = (r: Recorded): string => redactUrl(r.url)

@@ -124,9 +124,15 @@ export class Dispatcher {
     this.#timer = setTimeout(this.#wake, Math.min(delay, MAX_TIMER_MS)).unref()
   }
 
-  async #attempt ({ message, url, secret }: DueDelivery): Promise<void> {
+  async #attempt ({ message, url, secret, previousSecret, previousSecretExpiresAt }: DueDelivery): Promise<void> {
     const { clock, timeoutMs, userAgent } = this.#o
     const timestamp = clock.nowSeconds()
+    // During a rotation's grace period the replaced secret signs too (Standard Webhooks: one
+    // `v1,<signature>` per secret, space-separated), so receivers that still hold it, and those
+    // that already hold the new one, both verify.
+    const secrets = previousSecret !== null && previousSecretExpiresAt !== null && clock.now() < previousSecretExpiresAt
+      ? [secret, previousSecret]
+      : [secret]
     const signal = AbortSignal.any([AbortSignal.timeout(timeoutMs), this.#shutdown.signal])
     const started = performance.now()
     let statusCode: number | null = null
@@ -138,7 +144,7 @@ export class Dispatcher {
         'user-agent': userAgent,
         'webhook-id': message.id,
         'webhook-timestamp': String(timestamp),
-        'webhook-signature': sign(secret, message.id, timestamp, message.body)
+        'webhook-signature': secrets.map(s => sign(s, message.id, timestamp, message.body)).join(' ')
       }, message.body, signal)
       statusCode = answer.statusCode
       responseBody = answer.body
@@ -162,10 +168,10 @@ export class Dispatcher {
   }
 
   #outcome (attemptCount: number, statusCode: number | null, now: number): AttemptOutcome {
-    if (statusCode !== null && statusCode >= 200 && statusCode < 300) return { status: 'delivered', attemptCount, nextAttemptAt: null }
+    if (statusCode !== null && statusCode >= 200 && statusCode < 300) return { status: 'delivered', attemptCount, nextAttemptAt: null, settledAt: now }
     const wait = this.#o.retrySchedule[attemptCount - 1]
-    if (wait === undefined) return { status: 'failed', attemptCount, nextAttemptAt: null }
-    return { status: 'pending', attemptCount, nextAttemptAt: now + wait * 1000 }
+    if (wait === undefined) return { status: 'failed', attemptCount, nextAttemptAt: null, settledAt: now }
+    return { status: 'pending', attemptCount, nextAttemptAt: now + wait * 1000, settledAt: null }
   }
 }
 

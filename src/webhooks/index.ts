@@ -1,5 +1,6 @@
-// The webhooks area: the management link, the portal it opens, the sandbox control routes, and
-// the dispatcher that delivers the outbox, started when the app is ready and stopped on close.
+// The webhooks area: the management link, the portal it opens, the sandbox control routes, the
+// dispatcher that delivers the outbox and the retention that prunes what is old, both started when
+// the app is ready and stopped on close.
 import type { FastifyInstance } from 'fastify'
 import { WEBHOOK_SCHEMAS } from '../../schemas/webhooks.js'
 import { defineArea } from '../kit/area.js'
@@ -7,6 +8,7 @@ import { Dispatcher } from './dispatcher.js'
 import { migrations } from './migrations.js'
 import { webhooksStore } from './store.js'
 import { WebhooksService } from './service.js'
+import { Retention } from './retention.js'
 import managementLinkRoutes from './management-link.js'
 import portalRoutes from './portal/routes.js'
 import sandboxWebhookRoutes from './sandbox-routes.js'
@@ -23,8 +25,20 @@ async function webhooksRoutes (app: FastifyInstance): Promise<void> {
     timeoutMs: app.config.webhookTimeoutMs,
     userAgent: `${app.config.serviceName}-webhooks/0.1`
   })
-  app.addHook('onReady', async () => { dispatcher.start() })
-  app.addHook('onClose', async () => { await dispatcher.stop() })
+  const retention = new Retention({
+    store,
+    clock: app.clock,
+    log: app.log.child({ area: 'webhooks' }),
+    retentionSeconds: app.config.webhookRetentionSeconds
+  })
+  app.addHook('onReady', async () => {
+    dispatcher.start()
+    retention.start()
+  })
+  app.addHook('onClose', async () => {
+    await retention.stop()
+    await dispatcher.stop()
+  })
 
   for (const schema of WEBHOOK_SCHEMAS) app.addSchema(schema)
   const service = new WebhooksService(app, dispatcher, store)

@@ -85,6 +85,26 @@ export default async function sandboxWebhookRoutes (app: FastifyInstance, { serv
   })
 
   control(app, {
+    id: 'sandboxRotateWebhookEndpointSecret',
+    method: 'POST',
+    url: '/_sandbox/webhooks/endpoints/:id/rotate-secret',
+    summary: 'Rotate a webhook endpoint\'s signing secret',
+    description: 'Gives the endpoint a new signing secret (`secret` in the answer), as Standard Webhooks describes rotation: for ' +
+        'WEBHOOK_SECRET_GRACE_SECONDS (default 24 hours, by the sandbox clock) the replaced secret keeps signing beside the new one, so ' +
+        '`webhook-signature` carries two space-separated entries, `v1,<signature with the new secret> v1,<signature with the old one>`, ' +
+        'and a receiver verifying with either accepts the delivery; `previousSecretExpiresAt` says until when. Afterwards only the new ' +
+        'secret signs. Rotating again during the grace period drops the older secret at once. Disabled endpoints can be rotated. ' +
+        `${ORGANIZATION} An endpoint of another organization is 404.`,
+    params: EndpointIdParams,
+    querystring: SandboxOrganizationQuery,
+    body: SandboxOrganizationBody,
+    responses: { 200: EndpointResponse, 404: errorResponse('Unknown organization or endpoint.') }
+  }, async request => {
+    const { id } = request.params
+    return { endpoint: await service.rotateSecret(await organizationOf(request.body, request.query), id) }
+  })
+
+  control(app, {
     id: 'sandboxSendWebhookTestEvent',
     method: 'POST',
     url: '/_sandbox/webhooks/endpoints/:id/test',

@@ -14,7 +14,8 @@ import { newMessageId, newSecret } from './signing.js'
 
 export const PORTAL_PATH = '/webhooks/portal'
 
-export const toEndpointJson = (e: WebhookEndpointRecord): WebhookEndpoint => ({
+/** An endpoint as the portal and the control API show it at `now` (sandbox clock). */
+export const toEndpointJson = (e: WebhookEndpointRecord, now: number): WebhookEndpoint => ({
   id: e.id,
   organizationId: e.organizationId,
   url: e.url,
@@ -22,6 +23,9 @@ export const toEndpointJson = (e: WebhookEndpointRecord): WebhookEndpoint => ({
   eventTypes: e.eventTypes,
   disabled: e.disabled,
   secret: e.secret,
+  previousSecretExpiresAt: e.previousSecret !== null && e.previousSecretExpiresAt !== null && now < e.previousSecretExpiresAt
+    ? new Date(e.previousSecretExpiresAt).toISOString()
+    : null,
   createdAt: e.createdAt,
   updatedAt: e.updatedAt
 })
@@ -94,7 +98,8 @@ export class WebhooksService {
   }
 
   async listEndpoints (organizationId: string): Promise<WebhookEndpoint[]> {
-    return (await this.#store.listEndpoints(organizationId)).map(toEndpointJson)
+    const now = this.#app.clock.now()
+    return (await this.#store.listEndpoints(organizationId)).map(e => toEndpointJson(e, now))
   }
 
   async createEndpoint (organizationId: string, input: CreateEndpointRequest): Promise<WebhookEndpoint> {
@@ -108,10 +113,12 @@ export class WebhooksService {
       eventTypes: input.eventTypes ?? [],
       disabled: input.disabled ?? false,
       secret: newSecret(),
+      previousSecret: null,
+      previousSecretExpiresAt: null,
       createdAt: now,
       updatedAt: now
     })
-    return toEndpointJson(endpoint)
+    return toEndpointJson(endpoint, this.#app.clock.now())
   }
 
   async updateEndpoint (organizationId: string, id: string, input: UpdateEndpointRequest): Promise<WebhookEndpoint> {
@@ -127,7 +134,24 @@ export class WebhooksService {
     if (endpoint === undefined) throw entityNotFound('endpoint')
     // Enabling an endpoint releases the deliveries that waited for it.
     if (disabled === false) this.#dispatcher.kick()
-    return toEndpointJson(endpoint)
+    return toEndpointJson(endpoint, this.#app.clock.now())
+  }
+
+  /**
+   * A new signing secret (Standard Webhooks rotation): the replaced one keeps signing beside it for
+   * WEBHOOK_SECRET_GRACE_SECONDS, by the sandbox clock, so receivers can switch without losing a
+   * delivery. A previous secret still in its grace period stops at once.
+   */
+  async rotateSecret (organizationId: string, id: string): Promise<WebhookEndpoint> {
+    const { clock, config } = this.#app
+    const now = clock.now()
+    const endpoint = await this.#store.rotateSecret(organizationId, id, {
+      secret: newSecret(),
+      previousSecretExpiresAt: now + config.webhookSecretGraceSeconds * 1000,
+      updatedAt: clock.iso()
+    })
+    if (endpoint === undefined) throw entityNotFound('endpoint')
+    return toEndpointJson(endpoint, now)
   }
 
   async deleteEndpoint (organizationId: string, id: string): Promise<void> {

@@ -20,7 +20,19 @@ export interface WebhookEndpointRecord {
   eventTypes: string[]
   disabled: boolean
   secret: string
+  /** The secret the last rotation replaced, which signs beside `secret` until `previousSecretExpiresAt`. */
+  previousSecret: string | null
+  /** Sandbox-clock milliseconds; null when no rotation happened. */
+  previousSecretExpiresAt: number | null
   createdAt: string
+  updatedAt: string
+}
+
+/** A rotation: the new secret, and until when the one it replaces keeps signing. */
+export interface SecretRotation {
+  secret: string
+  /** Sandbox-clock milliseconds. */
+  previousSecretExpiresAt: number
   updatedAt: string
 }
 
@@ -62,6 +74,8 @@ export interface DueDelivery {
   message: WebhookMessageRecord
   url: string
   secret: string
+  previousSecret: string | null
+  previousSecretExpiresAt: number | null
 }
 
 export interface EndpointChanges {
@@ -85,6 +99,8 @@ export interface AttemptOutcome {
   status: MessageStatus
   attemptCount: number
   nextAttemptAt: number | null
+  /** Sandbox-clock milliseconds when the message was delivered or failed for good; null while pending. */
+  settledAt: number | null
 }
 
 export interface WebhooksStore {
@@ -98,6 +114,11 @@ export interface WebhooksStore {
   updateEndpoint (organizationId: string, id: string, changes: EndpointChanges): Promise<WebhookEndpointRecord | undefined>
   /** Deletes the endpoint with its messages and attempts; false when it is not in the organization. */
   deleteEndpoint (organizationId: string, id: string): Promise<boolean>
+  /**
+   * Replaces the signing secret; the replaced one becomes the previous secret until the rotation's
+   * expiry (a previous secret before it is dropped). undefined when the endpoint is not in the organization.
+   */
+  rotateSecret (organizationId: string, id: string, rotation: SecretRotation): Promise<WebhookEndpointRecord | undefined>
 
   /**
    * Creates one pending message, due at `now`, for each enabled endpoint of the event's
@@ -117,6 +138,11 @@ export interface WebhooksStore {
   recordAttempt (attempt: WebhookAttemptRecord, outcome: AttemptOutcome): Promise<boolean>
   /** Starts a fresh delivery cycle due at `now`; undefined when the message is not in the organization. */
   replay (organizationId: string, id: string, now: number): Promise<WebhookMessageWithAttempts | undefined>
+
+  /** Deletes up to `limit` messages settled (delivered or failed for good) at or before `before`, with their attempts; how many. */
+  pruneSettledMessages (before: number, limit: number): Promise<number>
+  /** Deletes up to `limit` management links that expired at or before `before`; how many. */
+  pruneExpiredManagementLinks (before: number, limit: number): Promise<number>
 }
 
 interface EndpointRow {
@@ -127,6 +153,8 @@ interface EndpointRow {
   event_types: string
   disabled: number
   secret: string
+  previous_secret: string | null
+  previous_secret_expires_at: number | null
   created_at: string
   updated_at: string
 }
@@ -138,6 +166,8 @@ const toEndpoint = (r: EndpointRow): WebhookEndpointRecord => ({
   eventTypes: JSON.parse(r.event_types) as string[],
   disabled: r.disabled === 1,
   secret: r.secret,
+  previousSecret: r.previous_secret,
+  previousSecretExpiresAt: r.previous_secret_expires_at,
   createdAt: r.created_at,
   updatedAt: r.updated_at
 })
@@ -205,6 +235,10 @@ export function webhooksStore (db: Db): WebhooksStore {
   const updateEndpoint = db.prepare(`UPDATE webhook_endpoints SET url = @url, description = @description, event_types = @eventTypes, disabled = @disabled, updated_at = @updatedAt
     WHERE organization_id = @organizationId AND id = @id`)
   const deleteEndpoint = db.prepare('DELETE FROM webhook_endpoints WHERE organization_id = ? AND id = ?')
+  // The right-hand sides read the row as it was: the current secret becomes the previous one.
+  const rotateSecret = db.prepare(`UPDATE webhook_endpoints
+    SET previous_secret = secret, previous_secret_expires_at = @previousSecretExpiresAt, secret = @secret, updated_at = @updatedAt
+    WHERE organization_id = @organizationId AND id = @id`)
 
   const insertMessage = db.prepare(`INSERT OR IGNORE INTO webhook_messages
     (id, organization_id, endpoint_id, event_id, event_type, body, status, attempt_count, next_attempt_at, created_at)
@@ -220,8 +254,8 @@ export function webhooksStore (db: Db): WebhooksStore {
      ORDER BY m.rowid DESC LIMIT @limit`)
   const attemptsOf = db.prepare<[string], AttemptRow>(
     'SELECT * FROM webhook_attempts WHERE message_id IN (SELECT value FROM json_each(?)) ORDER BY rowid')
-  const due = db.prepare<[number, number], MessageRow & { endpoint_url: string, endpoint_secret: string }>(
-    `SELECT ${MESSAGE_COLUMNS}, e.url AS endpoint_url, e.secret AS endpoint_secret
+  const due = db.prepare<[number, number], MessageRow & { endpoint_url: string, endpoint_secret: string, previous_secret: string | null, previous_secret_expires_at: number | null }>(
+    `SELECT ${MESSAGE_COLUMNS}, e.url AS endpoint_url, e.secret AS endpoint_secret, e.previous_secret, e.previous_secret_expires_at
      FROM webhook_messages m JOIN webhook_endpoints e ON e.id = m.endpoint_id
      WHERE m.status = 'pending' AND m.next_attempt_at <= ? AND e.disabled = 0
      ORDER BY m.next_attempt_at, m.rowid LIMIT ?`)
@@ -230,8 +264,12 @@ export function webhooksStore (db: Db): WebhooksStore {
      WHERE m.status = 'pending' AND e.disabled = 0`)
   const insertAttempt = db.prepare(`INSERT INTO webhook_attempts (id, organization_id, message_id, url, attempted_at, status_code, error, duration_ms, response_body)
     VALUES (@id, @organizationId, @messageId, @url, @attemptedAt, @statusCode, @error, @durationMs, @responseBody)`)
-  const updateOutcome = db.prepare('UPDATE webhook_messages SET status = ?, attempt_count = ?, next_attempt_at = ? WHERE id = ?')
-  const restart = db.prepare("UPDATE webhook_messages SET status = 'pending', attempt_count = 0, next_attempt_at = ? WHERE organization_id = ? AND id = ?")
+  const updateOutcome = db.prepare('UPDATE webhook_messages SET status = ?, attempt_count = ?, next_attempt_at = ?, settled_at = ? WHERE id = ?')
+  const restart = db.prepare("UPDATE webhook_messages SET status = 'pending', attempt_count = 0, next_attempt_at = ?, settled_at = NULL WHERE organization_id = ? AND id = ?")
+  // Retention, in bounded batches (attempts go with their message: ON DELETE CASCADE).
+  const pruneMessages = db.prepare(`DELETE FROM webhook_messages WHERE rowid IN
+    (SELECT rowid FROM webhook_messages WHERE settled_at IS NOT NULL AND settled_at <= ? LIMIT ?)`)
+  const pruneLinks = db.prepare('DELETE FROM management_links WHERE rowid IN (SELECT rowid FROM management_links WHERE expires_at <= ? LIMIT ?)')
 
   const withAttempts = (rows: MessageRow[]): WebhookMessageWithAttempts[] => {
     if (rows.length === 0) return []
@@ -290,6 +328,11 @@ export function webhooksStore (db: Db): WebhooksStore {
       })
     },
     async deleteEndpoint (organizationId, id) { return await write(() => deleteEndpoint.run(organizationId, id).changes > 0) },
+    async rotateSecret (organizationId, id, rotation) {
+      return await write(() => rotateSecret.run({ organizationId, id, ...rotation }).changes === 0
+        ? undefined
+        : toEndpoint(getEndpoint.get(organizationId, id)!))
+    },
 
     async fanOut (event, now, newMessageId) {
       return await write(() => {
@@ -328,14 +371,20 @@ export function webhooksStore (db: Db): WebhooksStore {
       }))
     },
     async due (now, limit) {
-      return due.all(now, limit).map(r => ({ message: toMessage(r), url: r.endpoint_url, secret: r.endpoint_secret }))
+      return due.all(now, limit).map(r => ({
+        message: toMessage(r),
+        url: r.endpoint_url,
+        secret: r.endpoint_secret,
+        previousSecret: r.previous_secret,
+        previousSecretExpiresAt: r.previous_secret_expires_at
+      }))
     },
     async nextDueAt () { return nextDue.get()?.at ?? undefined },
     async recordAttempt (a, outcome) {
       return await write(() => {
         if (existsMessage.get(a.messageId) === undefined) return false
         insertAttempt.run(a)
-        updateOutcome.run(outcome.status, outcome.attemptCount, outcome.nextAttemptAt, a.messageId)
+        updateOutcome.run(outcome.status, outcome.attemptCount, outcome.nextAttemptAt, outcome.settledAt, a.messageId)
         return true
       })
     },
@@ -343,6 +392,8 @@ export function webhooksStore (db: Db): WebhooksStore {
       return await write(() => restart.run(now, organizationId, id).changes > 0)
         ? messageWithAttempts(organizationId, id)
         : undefined
-    }
+    },
+    async pruneSettledMessages (before, limit) { return await write(() => pruneMessages.run(before, limit).changes) },
+    async pruneExpiredManagementLinks (before, limit) { return await write(() => pruneLinks.run(before, limit).changes) }
   }
 }

@@ -1,6 +1,6 @@
-// The shipped way to start: `npm run build` makes dist/server.js (the server and its pure JavaScript
-// packages in one file), and `npm start`, the image's CMD and the bin's first line all run it with
-// the same flags.
+// The shipped way to start: `npm ci` (its `prepare` script) or `npm run build` makes dist/server.js
+// (the server and its pure JavaScript packages in one file); `npm start` checks that the build is
+// current and runs it, and the image's CMD and the bin's first line run it with the same flags.
 import t, { type Test } from 'tap'
 import { execFileSync, spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { basic, waitFor } from '../helpers.js'
+import { buildProblem } from '../../scripts/build-check.js'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const read = (file: string): string => readFileSync(join(ROOT, file), 'utf8')
@@ -17,18 +18,80 @@ const cmd = JSON.parse(/^CMD (\[.*\])$/m.exec(read('Dockerfile'))![1]) as string
 const shebang = read('src/server.ts').split('\n')[0]
 
 t.test('npm start, the image and the bin run node with the same flags', async t => {
-  t.same(startScript, ['node', '--max-old-space-size=192', 'dist/server.js'])
-  t.same(cmd, startScript, 'the Dockerfile CMD')
+  t.same(startScript, ['node', '--max-old-space-size=192', 'scripts/start.js'])
+  t.match(read('scripts/start.js'), /await import\('\.\.\/dist\/server\.js'\)/, 'npm start runs the build')
+  t.same(cmd, [...startScript.slice(0, -1), 'dist/server.js'], 'the Dockerfile CMD')
   t.equal(shebang, `#!/usr/bin/env -S ${startScript.slice(0, -1).join(' ')}`, 'the bin, through its first line')
 })
 
-/** Builds once (`npm run build`), then starts dist/server.js as `npm start` does; resolves once it listens. */
+t.test('npm ci builds once; npm start only starts', async t => {
+  const scripts = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts
+  t.equal(scripts.prepare, 'npm run build', 'npm ci runs the build (prepare)')
+  t.equal(scripts.prestart, undefined, 'no build at each start')
+  t.match(scripts.dev, /^tsx watch .*src\/server\.ts$/, 'npm run dev restarts on change')
+})
+
+/** Builds when the build is missing or older than the sources, as `npm start` would ask. */
 let built = false
+function ensureBuilt (): void {
+  if (built) return
+  if (buildProblem(ROOT) !== undefined) execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'ignore' })
+  built = true
+}
+
+/** `npm start` in its own process group (npm does not pass SIGTERM on to the server), stopped when the test ends. */
+function npmStart (t: Test, env: Record<string, string>): ReturnType<typeof spawn> {
+  const child = spawn('npm', ['start', '--silent'], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true
+  })
+  t.teardown(() => {
+    try { process.kill(-child.pid!, 'SIGTERM') } catch {}
+  })
+  return child
+}
+
+t.test('npm start reports a bad PORT at once, naming it, and exits non-zero', async t => {
+  ensureBuilt()
+  const started = Date.now()
+  const child = npmStart(t, { PORT: 'not-a-port', DATABASE_PATH: ':memory:' })
+  let stderr = ''
+  child.stderr!.on('data', chunk => { stderr += chunk })
+  const code = await new Promise<number | null>(resolve => child.on('exit', resolve))
+  const elapsed = Date.now() - started
+  t.not(code, 0, 'a non-zero exit')
+  t.match(stderr, /Configuration error: PORT must be a whole number from 0 to 65535; got "not-a-port"/)
+  t.comment(`reported after ${elapsed} ms`)
+  // Under a second on an idle machine (npm's own start included); the bound leaves room for a busy one.
+  t.ok(elapsed < 5000, `within seconds (${elapsed} ms), not after a build`)
+})
+
+t.test('npm start answers health without building', async t => {
+  ensureBuilt()
+  const dir = mkdtempSync(join(tmpdir(), 'start-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const started = Date.now()
+  const child = npmStart(t, { PORT: '0', HOST: '127.0.0.1', DATABASE_PATH: join(dir, 'sandbox.db'), LOG_LEVEL: 'warn' })
+  let stdout = ''
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout!.on('data', chunk => {
+      stdout += chunk
+      const match = /listening on (http:\/\/\S+)/.exec(stdout)
+      if (match !== null) resolve(match[1])
+    })
+    child.on('exit', code => reject(new Error(`exited with ${code}`)))
+  })
+  t.equal((await fetch(`${url}/_sandbox/health`)).status, 200)
+  const elapsed = Date.now() - started
+  t.comment(`healthy after ${elapsed} ms`)
+  t.ok(elapsed < 5000, `healthy within seconds (${elapsed} ms), not after a build`)
+})
+
+/** Starts the build as `npm start` does (scripts/start.js, same flags); resolves once it listens. */
 async function startBuilt (t: Test, env: Record<string, string>): Promise<{ url: string, stdout: () => string }> {
-  if (!built) {
-    execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'ignore' })
-    built = true
-  }
+  ensureBuilt()
   const dir = mkdtempSync(join(tmpdir(), 'start-'))
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))
   const child = spawn(process.execPath, startScript.slice(1), {

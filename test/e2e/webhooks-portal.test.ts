@@ -1,7 +1,7 @@
 // The webhooks portal in a real browser, against a listening sandbox: open the management link,
 // add an endpoint through the form, read its signing secret from the page, trigger an event over
-// HTTP, verify the delivery with a Standard Webhooks library, see the attempt on the page, and see
-// the page turn into the expired notice once the sandbox clock passes expiresAt.
+// HTTP, verify the delivery with a Standard Webhooks library, see the attempt on the page, rotate the
+// secret, and see the page turn into the expired notice once the sandbox clock passes expiresAt.
 import t from 'tap'
 import { existsSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -101,6 +101,19 @@ t.test('a person manages webhooks through the management link in a browser', { s
   await page.locator('li.message', { hasText: 'webhook.test' }).locator('table.attempts td', { hasText: /^200$/ }).waitFor()
   const [, test] = await receiver.waitFor(2)
   t.equal((new Webhook(secret).verify(test.body, Object.fromEntries(Object.entries(test.headers).map(([k, v]) => [k, String(v)]))) as { type: string }).type, 'webhook.test')
+
+  // Rotating the secret: the page shows the new one and until when the old one still signs; a
+  // delivery verifies with either.
+  await page.getByRole('button', { name: 'Rotate secret' }).click()
+  await page.getByText('The previous secret also signs deliveries until').waitFor()
+  const rotated = await secretField.inputValue()
+  t.match(rotated, /^whsec_[A-Za-z0-9+/]{32}$/)
+  t.not(rotated, secret, 'a new secret on the page')
+  await page.getByRole('button', { name: 'Send test event' }).click()
+  const [, , afterRotation] = await receiver.waitFor(3)
+  const rotationHeaders = Object.fromEntries(Object.entries(afterRotation.headers).map(([k, v]) => [k, String(v)]))
+  t.doesNotThrow(() => new Webhook(secret).verify(afterRotation.body, rotationHeaders), 'the old secret verifies')
+  t.doesNotThrow(() => new Webhook(rotated).verify(afterRotation.body, rotationHeaders), 'the new secret verifies')
 
   // For a person to look at; never committed.
   await page.screenshot({ path: join(tmpdir(), 'portal.png'), fullPage: true })

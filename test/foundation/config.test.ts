@@ -40,3 +40,14 @@ t.test('other bad values', async t => {
   t.throws(() => loadConfig({ SANDBOX_ADMIN_TOKEN: 'short' }), { message: /at least 16/ })
   t.equal(loadConfig({ SANDBOX_CLIENT_SECRET: 'x' }).demoClient.secretFromEnv, true)
 })
+
+t.test('the hardening variables have defaults and refuse bad values, naming the variable', async t => {
+  const c = loadConfig({})
+  t.equal(c.maxConnections, 1024)
+  t.equal(c.webhookSecretGraceSeconds, 86_400)
+  t.equal(c.webhookRetentionSeconds, 604_800)
+  t.equal(loadConfig({ WEBHOOK_SECRET_GRACE_SECONDS: '0', WEBHOOK_RETENTION_SECONDS: '0' }).webhookRetentionSeconds, 0, '0 turns retention off')
+  for (const [name, value] of [['MAX_CONNECTIONS', '0'], ['MAX_CONNECTIONS', 'many'], ['WEBHOOK_SECRET_GRACE_SECONDS', '-5'], ['WEBHOOK_RETENTION_SECONDS', '1.5'], ['RATE_LIMIT_PER_MINUTE', 'x']]) {
+    t.throws(() => loadConfig({ [name]: value }), { name: 'ConfigError', message: new RegExp(`^${name} must be a whole number`) }, `${name}=${value}`)
+  }
+})

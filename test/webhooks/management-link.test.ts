@@ -155,7 +155,7 @@ t.test('a link shows and changes only its own organization\'s endpoints and mess
     t.equal(res.statusCode, 404, `${req.method} ${req.url}`)
     t.same(res.json(), { code: 'entity_not_found', message: 'The endpoint cannot be found', details: { entity: 'endpoint' } })
   }
-  t.same(await app.storage.store(webhooksStore).getEndpoint(other.organizationId, theirEndpoint.id), { ...theirEndpoint, description: '', eventTypes: [], disabled: true, organizationId: other.organizationId, createdAt: app.clock.iso(), updatedAt: app.clock.iso() }, 'unchanged')
+  t.same(await app.storage.store(webhooksStore).getEndpoint(other.organizationId, theirEndpoint.id), { ...theirEndpoint, description: '', eventTypes: [], disabled: true, previousSecret: null, previousSecretExpiresAt: null, organizationId: other.organizationId, createdAt: app.clock.iso(), updatedAt: app.clock.iso() }, 'unchanged')
 
   // A message of the other organization (a test event) cannot be seen or replayed through my link.
   await app.inject({ method: 'PATCH', url: `${theirs.path}/api/endpoints/${theirEndpoint.id}`, payload: { disabled: false } })
@@ -189,6 +189,7 @@ t.test('the portal API manages endpoints: add, change, disable, delete', async t
     eventTypes: ['core.user.created', 'core.user.deleted'],
     disabled: false,
     secret: endpoint.secret,
+    previousSecretExpiresAt: null,
     createdAt: app.clock.iso(),
     updatedAt: app.clock.iso()
   })

@@ -31,6 +31,7 @@ t.test('the served portal script parses, and every API call it makes reaches a r
     'GET /messages?limit=50',
     'PATCH /endpoints/{endpoint}',
     'POST /endpoints',
+    'POST /endpoints/{endpoint}/rotate-secret',
     'POST /endpoints/{endpoint}/test',
     'POST /messages/{message}/replay'
   ], 'the calls the script makes')

@@ -106,6 +106,7 @@ t.test('the routes are documented in the OpenAPI document; the portal\'s are not
   for (const [path, method] of [
     ['/_sandbox/webhooks/endpoints', 'get'], ['/_sandbox/webhooks/endpoints', 'post'],
     ['/_sandbox/webhooks/endpoints/{id}', 'patch'], ['/_sandbox/webhooks/endpoints/{id}', 'delete'],
+    ['/_sandbox/webhooks/endpoints/{id}/rotate-secret', 'post'],
     ['/_sandbox/webhooks/messages', 'get'], ['/_sandbox/webhooks/messages/{id}/replay', 'post'],
     ['/core/webhooks/management-link', 'post'], ['/partner/kyc-sharing/identify-user', 'post']
   ]) {

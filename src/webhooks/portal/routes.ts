@@ -130,6 +130,18 @@ export default async function portalRoutes (app: FastifyInstance, { service }: {
       return reply.code(204).send(null)
     })
 
+    typed.post(`${base}/endpoints/:id/rotate-secret`, {
+      schema: {
+        ...common,
+        summary: 'Rotate the signing secret',
+        params: withId,
+        response: { 200: EndpointResponse, 404: errorResponse('No such endpoint.'), ...linkErrors }
+      }
+    }, async request => {
+      const { id } = request.params
+      return { endpoint: await service.rotateSecret(request.portalOrganizationId, id) }
+    })
+
     typed.post(`${base}/endpoints/:id/test`, {
       schema: {
         ...common,

@@ -125,7 +125,24 @@ export const PORTAL_JS = String.raw`'use strict';
             }
           })
         ]),
+        endpoint.previousSecretExpiresAt
+          ? el('p', { class: 'meta rotation' }, ['The previous secret also signs deliveries until ',
+              el('time', { datetime: endpoint.previousSecretExpiresAt, text: readable(endpoint.previousSecretExpiresAt) }), '.'])
+          : null,
         el('div', { class: 'actions' }, [
+          el('button', {
+            type: 'button',
+            'aria-describedby': urlId,
+            text: 'Rotate secret',
+            title: 'A new secret; the current one keeps signing beside it for a grace period',
+            onclick: function (event) {
+              act(event.target, async function () {
+                await call('POST', '/endpoints/' + endpoint.id + '/rotate-secret');
+                announce('Signing secret rotated');
+                await refreshEndpoints();
+              });
+            }
+          }),
           el('button', {
             type: 'button',
             'aria-describedby': urlId,

@@ -1,0 +1,34 @@
+// The client a refused request named, for the request log and the failed-authentication limit:
+// the credentials' client id at the token endpoint, the claims of a verified but refused token.
+
+/** The client named by the credentials sent to the token endpoint; the secret is never kept. */
+export function tokenEndpointClient (body: unknown, header: unknown): string | null {
+  const form = body as Record<string, unknown> | undefined
+  if (form !== null && typeof form === 'object' && typeof form.client_id === 'string') return form.client_id
+  if (typeof header !== 'string') return null
+  const match = /^basic\s+([A-Za-z0-9+/]+={0,2})\s*$/i.exec(header)
+  if (match === null) return null
+  const decoded = Buffer.from(match[1], 'base64').toString('utf8')
+  const colon = decoded.indexOf(':')
+  if (colon <= 0) return null
+  try {
+    return decodeURIComponent(decoded.slice(0, colon).replace(/\+/g, ' '))
+  } catch {
+    return null
+  }
+}
+
+/**
+ * The `cid` claim of the Bearer token in `header`. Only for a token the guard refused as expired
+ * or revoked: it refuses those after checking the signature, so the client id is genuine.
+ */
+export function refusedTokenClient (header: unknown): string | null {
+  const payload = typeof header === 'string' ? header.split('.')[1] : undefined
+  if (payload === undefined) return null
+  try {
+    const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { cid?: unknown }
+    return typeof claims.cid === 'string' ? claims.cid : null
+  } catch {
+    return null
+  }
+}
