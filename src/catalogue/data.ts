@@ -180,3 +180,5 @@ export const FILE_SETTINGS: Record<FileCategory, { allowedContentTypes: string[]
   image: { allowedContentTypes: ['image/jpeg', 'image/png'], minFileSize: 1, maxFileSize: 15 * MB, expiresIn: 900 },
   video: { allowedContentTypes: ['video/mp4', 'video/mpeg'], minFileSize: 1, maxFileSize: 100 * MB, expiresIn: 900 }
 }
+
+export const FILE_SETTINGS_ORDER: FileCategory[] = ['document', 'image', 'video']
