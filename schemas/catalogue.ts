@@ -33,6 +33,7 @@ export type Country = Static<typeof Country>
 export const CountryParams = Type.Object({
   country: Type.String({ pattern: '^[A-Z]{2}$', description: 'ISO 3166-1 alpha-2 code.' })
 })
+export type CountryParams = Static<typeof CountryParams>
 export const CountryList = Type.Object({ countries: Type.Array(Type.Ref('Country')) })
 export const CountryAnswer = Type.Object({ country: Type.Ref('Country') })
 
@@ -66,6 +67,7 @@ export const ASSET_SORTS = [
 ]
 
 export const AssetParams = Type.Object({ asset: Type.String({ minLength: 1, description: 'Asset code.' }) })
+export type AssetParams = Static<typeof AssetParams>
 export const AssetListQuery = Type.Object({
   type: Type.Optional(Type.Array(Type.Enum(ASSET_TYPES), { uniqueItems: true, maxItems: 25, description: 'Comma-separated asset types.' })),
   sort: Type.Optional(Type.Enum(ASSET_SORTS, {
@@ -132,6 +134,7 @@ export const Network = Type.Object({
 export type Network = Static<typeof Network>
 
 export const NetworkParams = Type.Object({ network: Type.String({ minLength: 1 }) })
+export type NetworkParams = Static<typeof NetworkParams>
 export const NetworkListQuery = Type.Object({
   type: Type.Optional(Type.Array(Type.Enum(NETWORK_TYPES), { uniqueItems: true, maxItems: 25, description: 'Comma-separated network types.' }))
 })
@@ -201,6 +204,7 @@ export const TermsOfService = Type.Object({
 export type TermsOfService = Static<typeof TermsOfService>
 
 export const TermsOfServiceParams = Type.Object({ termsOfService: Type.Enum(TERMS_OF_SERVICE_CODES) })
+export type TermsOfServiceParams = Static<typeof TermsOfServiceParams>
 export const TermsOfServiceListQuery = Type.Object({
   type: Type.Optional(Type.Enum(TERMS_OF_SERVICE_TYPES)),
   country: Type.Optional(Type.String({ pattern: '^[A-Z]{2}$' })),
@@ -238,3 +242,4 @@ export const PinnedRates = Type.Object({ rates: Type.Array(PinnedRate) })
 export const ReleaseRatesQuery = Type.Object({
   asset: Type.Optional(Type.String({ minLength: 1, description: 'Release only this asset; absent: every pinned price.' }))
 }, Strict)
+export type ReleaseRatesQuery = Static<typeof ReleaseRatesQuery>

@@ -5,6 +5,7 @@ import authArea from './auth/routes.js'
 import usersArea from './users/index.js'
 import metadataArea from './metadata/index.js'
 import kycSharingArea from './kyc-sharing/index.js'
+import catalogueArea from './catalogue/index.js'
 import webhooksArea from './webhooks/index.js'
 import sandboxArea from './sandbox/index.js'
 
@@ -18,6 +19,7 @@ export const areas = (_app: FastifyInstance): Area[] => [
   { name: 'users', plugin: usersArea },
   { name: 'metadata', plugin: metadataArea },
   { name: 'kyc-sharing', plugin: kycSharingArea },
+  { name: 'catalogue', plugin: catalogueArea },
   { name: 'webhooks', plugin: webhooksArea },
   { name: 'sandbox', plugin: sandboxArea }
 ]

@@ -73,9 +73,10 @@ export function curveFactor (code: string, volatility: number, ms: number): Deci
 /** The asset's USD mid price at an instant; undefined when the asset has no price. */
 export function usdMid (source: PriceSource, code: string, ms: number): Decimal | undefined {
   const asset = source.asset(code)
-  if (asset?.usdPrice === undefined) return undefined
+  if (asset === undefined) return undefined
   const pin = source.pin(code)
   if (pin !== undefined && ms >= pin.pinnedAt) return new Decimal(pin.mid)
+  if (asset.usdPrice === undefined) return undefined
   return new Decimal(asset.usdPrice).times(curveFactor(code, asset.volatility ?? 0, ms)).toSignificantDigits(12)
 }
 
@@ -139,9 +140,15 @@ export function historyInstants (interval: RateInterval, now: number): number[] 
 }
 
 /** The mid of `asset` in `denomination` at each instant of the interval. */
-export function history (source: PriceSource, asset: string, denomination: string, interval: RateInterval, now: number): Array<{ rate: { mid: string }, timestamp: string }> {
-  return historyInstants(interval, now).map(t => ({ rate: { mid: crossMid(source, asset, denomination, t)! }, timestamp: new Date(t).toISOString() }))
+export function history (source: PriceSource, asset: string, denomination: string, interval: RateInterval, now: number): HistoryPoint[] {
+  return historyInstants(interval, now).map(t => {
+    const mid = crossMid(source, asset, denomination, t)
+    // An asset priced only by a pin has no rate before it was pinned: the point has no `rate`.
+    return mid === undefined ? { timestamp: new Date(t).toISOString() } : { rate: { mid }, timestamp: new Date(t).toISOString() }
+  })
 }
+
+export interface HistoryPoint { rate?: { mid: string }, timestamp: string }
 
 /** The change of the USD mid over the interval that ends at `now`, as a fraction of its start. */
 export function priceDelta (source: PriceSource, code: string, interval: RateInterval, now: number): Decimal | undefined {

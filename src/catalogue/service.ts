@@ -9,7 +9,7 @@ import type {
 } from '../../schemas/catalogue.js'
 import { Catalogue, networkView, type CatalogueChanges } from './catalogue.js'
 import { FILE_SETTINGS, FILE_SETTINGS_ORDER, TERMS_OF_SERVICE, type AssetEntry } from './data.js'
-import { crossRate, history, marketCap, priceDelta, usdMid } from './prices.js'
+import { crossRate, history, marketCap, priceDelta, usdMid, type HistoryPoint } from './prices.js'
 import { validateAddress } from './addresses.js'
 import type { Decimal } from '../money/decimal.js'
 import type { RateInterval } from '../../schemas/catalogue.js'
@@ -130,7 +130,7 @@ export class CatalogueService {
     const catalogue = await this.fresh()
     if (catalogue.asset(code) === undefined) throw assetNotFound()
     const now = this.#clock.now()
-    const wanted = denominations ?? catalogue.assets().filter(a => a.code !== code && a.usdPrice !== undefined).map(a => a.code)
+    const wanted = denominations ?? catalogue.assets().filter(a => a.code !== code && usdMid(catalogue, a.code, now) !== undefined).map(a => a.code)
     const rates: Record<string, Rate> = {}
     for (const d of wanted) {
       const rate = crossRate(catalogue, code, d, now)
@@ -142,7 +142,7 @@ export class CatalogueService {
   }
 
   /** The asset's mid in the denomination over the interval that ends now, by denomination. */
-  async getHistoricalRates (code: string, query: HistoricalRatesQuery): Promise<Record<string, Array<{ rate: { mid: string }, timestamp: string }>>> {
+  async getHistoricalRates (code: string, query: HistoricalRatesQuery): Promise<Record<string, HistoryPoint[]>> {
     const catalogue = await this.fresh()
     const denomination = query.denomination ?? 'USD'
     const asset = catalogue.asset(code)
@@ -151,8 +151,9 @@ export class CatalogueService {
     if (quote === undefined) {
       throw new ApiError(404, 'entity_not_found', 'The asset cannot be found', { context: 'query', property: 'denomination', entity: 'asset' })
     }
-    if (asset.usdPrice === undefined) throw conflict('asset_not_supported', 'The asset is not supported', { context: 'path', property: 'asset' })
-    if (quote.usdPrice === undefined) throw conflict('asset_not_supported', 'The asset is not supported', { context: 'query', property: 'denomination' })
+    const priced = (a: AssetEntry): boolean => a.usdPrice !== undefined || catalogue.pin(a.code) !== undefined
+    if (!priced(asset)) throw conflict('asset_not_supported', 'The asset is not supported', { context: 'path', property: 'asset' })
+    if (!priced(quote)) throw conflict('asset_not_supported', 'The asset is not supported', { context: 'query', property: 'denomination' })
     return { [denomination]: history(catalogue, code, denomination, query.interval ?? 'one-day', this.#clock.now()) }
   }
 

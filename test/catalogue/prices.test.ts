@@ -96,7 +96,7 @@ t.test('history: points on the interval\'s step, within the interval, never afte
   t.equal(day.length, 48)
   t.equal(day.at(-1)!.timestamp, '2026-11-24T12:30:00.000Z')
   t.equal(day[0].timestamp, '2026-11-23T13:00:00.000Z')
-  t.equal(day.at(-1)!.rate.mid, crossRate(catalogue, 'BTC', 'USD', Date.UTC(2026, 10, 24, 12, 30))!.mid, 'the same function as the present rate')
+  t.equal(day.at(-1)!.rate!.mid, crossRate(catalogue, 'BTC', 'USD', Date.UTC(2026, 10, 24, 12, 30))!.mid, 'the same function as the present rate')
   t.same(history(catalogue, 'BTC', 'USD', 'one-day', now), day, 'reproducible')
   t.equal(history(catalogue, 'BTC', 'USD', 'one-hour', now).length, 60)
   t.equal(history(catalogue, 'BTC', 'USD', 'five-years', now).length, 73, 'five years of 25-day steps')

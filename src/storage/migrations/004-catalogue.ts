@@ -1,0 +1,3 @@
+import { catalogueMigration } from '../../catalogue/store.js'
+
+export default { version: 4, ...catalogueMigration }
