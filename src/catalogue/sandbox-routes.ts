@@ -70,4 +70,3 @@ export default async function sandboxRates (app: FastifyInstance): Promise<void>
     return reply.code(204).send()
   })
 }
-
