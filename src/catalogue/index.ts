@@ -11,6 +11,7 @@ import {
   TermsOfServiceAnswer, TermsOfServiceList, TermsOfServiceListQuery, TermsOfServiceParams, ValidateAddressRequest
 } from '../../schemas/catalogue.js'
 import { commaSeparated } from '../http/query.js'
+import { installValidation } from '../plugins/validation.js'
 import { catalogueService } from './lookup.js'
 import sandboxRates from './sandbox-routes.js'
 
@@ -33,6 +34,9 @@ interface Operation {
 
 export default async function catalogueArea (app: FastifyInstance): Promise<void> {
   for (const schema of [Country, Asset, Rate, Network, Rail, TermsOfService]) app.addSchema(schema)
+  // A context that adds schemas gets a validator compiler of its own, built from Fastify's default
+  // factory (coercing bodies): install the app's strict one here too.
+  installValidation(app)
   const catalogue = catalogueService(app)
   const headers = UserContextHeaders(app.config.serviceName)
 
