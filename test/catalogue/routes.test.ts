@@ -2,7 +2,7 @@
 // the reference's names (SERVICE_NAME=uphold, PARTNER_AREA=topper). Every answer is also checked
 // against the response schema of its status in the app's own OpenAPI document.
 import t, { type Test } from 'tap'
-import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
+import type { LightMyRequestResponse } from 'fastify'
 import { accessToken, bearer, build, makeUser, onBehalfOf, UUID_RE } from '../helpers.js'
 import { ownDocumentChecker } from './openapi-check.js'
 
