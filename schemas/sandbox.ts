@@ -2,6 +2,7 @@
 // script against these shapes, so fields are only ever added.
 import { Type, type Static } from 'typebox'
 import { CountryCode, Email, SubdivisionCode, Timestamp, Uuid } from './common.js'
+import { CatalogueFixture } from './catalogue.js'
 
 export const ENTITY_TYPES = ['accounts', 'files', 'external-accounts', 'transactions'] as const
 export type EntityType = typeof ENTITY_TYPES[number]
@@ -200,7 +201,8 @@ export const FixtureDocument = Type.Object({
     entityId: Uuid,
     organizationId: Type.Optional({ ...Uuid, description: 'Must be the entity\'s organization when given.' }),
     metadata: Metadata
-  }, Strict), { description: 'Metadata to set (replacing any) on users or entities of the fixture or of the database.' }))
+  }, Strict), { description: 'Metadata to set (replacing any) on users or entities of the fixture or of the database.' })),
+  ...CatalogueFixture.properties
 }, { ...Strict, description: 'A fixture document; every part is optional. Items refer to each other by id.' })
 export type FixtureDocument = Static<typeof FixtureDocument>
 
@@ -209,7 +211,13 @@ export const FixtureSummary = Type.Object({
   users: Type.Array(Type.Object({ id: Uuid, organizationId: Uuid, email: Type.String() })),
   clients: Type.Array(Type.Object({ clientId: Type.String(), organizationId: Uuid })),
   entities: Type.Array(Type.Object({ id: Uuid, type: Type.String(), userId: Uuid, organizationId: Uuid })),
-  metadata: Type.Array(Type.Object({ entity: Type.String(), entityId: Uuid }))
+  metadata: Type.Array(Type.Object({ entity: Type.String(), entityId: Uuid })),
+  catalogue: Type.Optional(Type.Object({
+    assets: Type.Array(Type.String()),
+    networks: Type.Array(Type.String()),
+    rails: Type.Array(Type.String({ description: '`network method asset`.' })),
+    countries: Type.Array(Type.String())
+  }, { description: 'Catalogue entries added or changed, by code; present when the fixture had any.' }))
 }, { $id: 'SandboxFixtureSummary' })
 export type FixtureSummary = Static<typeof FixtureSummary>
 

@@ -11,13 +11,16 @@ import { conflict, type Violation } from '../errors.js'
 import { hashSecret } from '../auth/clients.js'
 import { emailKey } from '../storage/core.js'
 import { scopeViolation } from './scopes.js'
+import { checkCatalogueFixture, hasCatalogueEntries, loadCatalogueFixture } from '../catalogue/fixtures.js'
+import { railKey } from '../catalogue/catalogue.js'
+import type { CatalogueEntries } from '../catalogue/store.js'
 
 const METADATA_LIMIT = 1024
 const validateDocument = compileBodyValidator(FixtureDocument)
 
 export type FixtureCheck =
   | { ok: false, violations: Violation[] }
-  | { ok: true, plan: Omit<FixturePlan, 'clients'>, clients: Array<{ clientId: string, clientSecret: string, name?: string, organizationId: string, scopes: string[], refreshTokens: boolean, userId: string | null }>, summary: FixtureSummary }
+  | { ok: true, plan: Omit<FixturePlan, 'clients'>, catalogue: CatalogueEntries, clients: Array<{ clientId: string, clientSecret: string, name?: string, organizationId: string, scopes: string[], refreshTokens: boolean, userId: string | null }>, summary: FixtureSummary }
 
 /** The user as the API shows it. */
 export function userRecord (id: string, organizationId: string, email: string, primaryCitizenship: string, address: { country: string, subdivision?: string }, now: string): UserRecord {
@@ -132,7 +135,13 @@ export async function checkFixture (app: FastifyInstance, input: unknown): Promi
     summary.metadata.push({ entity: m.entity, entityId: m.entityId })
   }
 
-  return violations.length > 0 ? { ok: false, violations } : { ok: true, plan, clients, summary }
+  const catalogue = await checkCatalogueFixture(app, doc)
+  if (!catalogue.ok) violations.push(...catalogue.violations)
+  else if (hasCatalogueEntries(catalogue.entries)) {
+    const { assets, networks, rails, countries } = catalogue.entries
+    summary.catalogue = { assets: assets.map(a => a.code), networks: networks.map(n => n.code), rails: rails.map(railKey), countries: countries.map(c => c.code) }
+  }
+  return violations.length > 0 || !catalogue.ok ? { ok: false, violations } : { ok: true, plan, catalogue: catalogue.entries, clients, summary }
 }
 
 /** Loads a checked fixture in one transaction; a write that lost a race to a conflicting one loads nothing. */
@@ -158,6 +167,8 @@ export async function loadFixture (app: FastifyInstance, checked: Extract<Fixtur
   } finally {
     app.clients.forget()
   }
+  // The catalogue's entries (already checked) are upserts that no concurrent write can refuse.
+  await loadCatalogueFixture(app, checked.catalogue)
   return checked.summary
 }
 

@@ -52,7 +52,8 @@ export default async function state (app: FastifyInstance, { seed }: StateOption
     schema: control({
       summary: 'Load a fixture',
       operationId: 'sandboxLoadFixture',
-      description: 'Creates organizations, users, clients, entities (accounts, files, external accounts, transactions) and metadata in one go. ' +
+      description: 'Creates organizations, users, clients, entities (accounts, files, external accounts, transactions) and metadata, ' +
+        'and adds or changes catalogue entries (`assets`, `networks`, `rails`, `countries`), in one go. ' +
         'Everything is checked before anything is written: the schema first, then every reference (an organization, user or entity must exist in the fixture ' +
         'or already in the sandbox; user ids, client ids, entity ids and e-mails per organization must be new; metadata at most 1024 characters). ' +
         'Any problem answers 400 `request_invalid` listing each bad path (`users.2.email`) with the rule broken ' +
