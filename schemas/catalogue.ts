@@ -248,44 +248,53 @@ export type ReleaseRatesQuery = Static<typeof ReleaseRatesQuery>
 
 const Amount = Type.String({ pattern: '^(?!0+(\\.0+)?$)\\d+(\\.\\d+)?$', maxLength: 60 })
 
+export const FixtureAssets = Type.Array(Type.Object({
+  code: Type.String({ pattern: '^[A-Z0-9]{2,12}$', description: 'A new code adds an asset; an existing one replaces it.' }),
+  name: Type.String({ minLength: 1, maxLength: 100 }),
+  type: Type.Enum(ASSET_TYPES),
+  symbol: Type.Optional(Type.String({ minLength: 1, maxLength: 8 })),
+  decimals: Type.Integer({ minimum: 0, maximum: 30 }),
+  features: Type.Optional(Type.Array(Type.Enum(ASSET_FEATURES), { uniqueItems: true, description: 'Default: none.' })),
+  usdPrice: Type.Optional({ ...Amount, description: 'The USD mid price the model moves around; absent: the asset has no rates (until pinned).' }),
+  volatility: Type.Optional(Type.Number({ minimum: 0, maximum: 2, description: 'How far the curve moves the price (largest change of its logarithm); default 0.03 for fiat, 0.35 for crypto.' })),
+  supply: Type.Optional({ ...Amount, description: 'Units in circulation, for the `market-cap` sort.' })
+}, Strict), { maxItems: 1000 })
+
+export const FixtureNetworks = Type.Array(Type.Object({
+  code: Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,39}$' }),
+  name: Type.String({ minLength: 1, maxLength: 100 }),
+  type: Type.Enum(NETWORK_TYPES),
+  exampleAddress: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+  reference: Type.Optional(Type.Object({ type: Type.Enum(['destination-tag', 'memo', 'payment-reference']) }, Strict)),
+  explorer: Type.Optional(Type.Object({ addressUrl: Type.String({ maxLength: 500 }), txUrl: Type.String({ maxLength: 500 }) }, Strict)),
+  validator: Type.Optional(Type.String({ minLength: 1, maxLength: 40, description: 'The address validator\'s name for the network\'s coin (`btc`, `eth`, ...); absent: the code; unknown: any address passes.' }))
+}, Strict), { maxItems: 1000 })
+
+export const FixtureRails = Type.Array(Type.Object({
+  type: Type.Enum(NETWORK_TYPES),
+  network: Type.String({ minLength: 1 }),
+  method: Type.Enum(RAIL_METHODS),
+  asset: Type.String({ minLength: 1 }),
+  decimals: Type.Integer({ minimum: 0, maximum: 30 }),
+  features: Type.Array(Type.Enum(RAIL_FEATURES), { uniqueItems: true }),
+  contractAddress: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+  constraints: Type.Optional(Type.Array(Type.Object({ rule: Type.Enum(['allowed-deposit-accounts']), allowed: Type.Enum(['default-only']) }, Strict), { maxItems: 1 }))
+}, { ...Strict, description: 'A rail with the network, method and asset of an existing one replaces it.' }), { maxItems: 1000 })
+
+export const FixtureCountries = Type.Array(Type.Object({
+  code: Type.String({ pattern: '^[A-Z]{2}$' }),
+  restrictions: Type.Optional(Type.Array(Type.Enum(COUNTRY_RESTRICTION_SCOPES), { uniqueItems: true, description: 'The country\'s restriction scopes (replacing its own; a country in UNSUPPORTED_COUNTRIES keeps all).' })),
+  subdivisions: Type.Optional(Type.Array(Type.Object({
+    code: Type.String({ pattern: '^[A-Z]{2}-[A-Z0-9]{1,3}$' }),
+    restrictions: Type.Array(Type.Enum(['residence']), { uniqueItems: true, description: '`["residence"]` closes it to residents; `[]` opens it.' })
+  }, Strict), { maxItems: 500 }))
+}, Strict), { maxItems: 300 })
+
+/** The catalogue's keys of a fixture document: entries to add or change, loaded with the rest of it or not at all. */
 export const CatalogueFixture = Type.Object({
-  assets: Type.Optional(Type.Array(Type.Object({
-    code: Type.String({ pattern: '^[A-Z0-9]{2,12}$', description: 'A new code adds an asset; an existing one replaces it.' }),
-    name: Type.String({ minLength: 1, maxLength: 100 }),
-    type: Type.Enum(ASSET_TYPES),
-    symbol: Type.Optional(Type.String({ minLength: 1, maxLength: 8 })),
-    decimals: Type.Integer({ minimum: 0, maximum: 30 }),
-    features: Type.Optional(Type.Array(Type.Enum(ASSET_FEATURES), { uniqueItems: true, description: 'Default: none.' })),
-    usdPrice: Type.Optional({ ...Amount, description: 'The USD mid price the model moves around; absent: the asset has no rates (until pinned).' }),
-    volatility: Type.Optional(Type.Number({ minimum: 0, maximum: 2, description: 'How far the curve moves the price (largest change of its logarithm); default 0.03 for fiat, 0.35 for crypto.' })),
-    supply: Type.Optional({ ...Amount, description: 'Units in circulation, for the `market-cap` sort.' })
-  }, Strict), { maxItems: 1000 })),
-  networks: Type.Optional(Type.Array(Type.Object({
-    code: Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,39}$' }),
-    name: Type.String({ minLength: 1, maxLength: 100 }),
-    type: Type.Enum(NETWORK_TYPES),
-    exampleAddress: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-    reference: Type.Optional(Type.Object({ type: Type.Enum(['destination-tag', 'memo', 'payment-reference']) }, Strict)),
-    explorer: Type.Optional(Type.Object({ addressUrl: Type.String({ maxLength: 500 }), txUrl: Type.String({ maxLength: 500 }) }, Strict)),
-    validator: Type.Optional(Type.String({ minLength: 1, maxLength: 40, description: 'The address validator\'s name for the network\'s coin (`btc`, `eth`, ...); absent: the code; unknown: any address passes.' }))
-  }, Strict), { maxItems: 1000 })),
-  rails: Type.Optional(Type.Array(Type.Object({
-    type: Type.Enum(NETWORK_TYPES),
-    network: Type.String({ minLength: 1 }),
-    method: Type.Enum(RAIL_METHODS),
-    asset: Type.String({ minLength: 1 }),
-    decimals: Type.Integer({ minimum: 0, maximum: 30 }),
-    features: Type.Array(Type.Enum(RAIL_FEATURES), { uniqueItems: true }),
-    contractAddress: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-    constraints: Type.Optional(Type.Array(Type.Object({ rule: Type.Enum(['allowed-deposit-accounts']), allowed: Type.Enum(['default-only']) }, Strict), { maxItems: 1 }))
-  }, { ...Strict, description: 'A rail with the network, method and asset of an existing one replaces it.' }), { maxItems: 1000 })),
-  countries: Type.Optional(Type.Array(Type.Object({
-    code: Type.String({ pattern: '^[A-Z]{2}$' }),
-    restrictions: Type.Optional(Type.Array(Type.Enum(COUNTRY_RESTRICTION_SCOPES), { uniqueItems: true, description: 'The country\'s restriction scopes (replacing its own; a country in UNSUPPORTED_COUNTRIES keeps all).' })),
-    subdivisions: Type.Optional(Type.Array(Type.Object({
-      code: Type.String({ pattern: '^[A-Z]{2}-[A-Z0-9]{1,3}$' }),
-      restrictions: Type.Array(Type.Enum(['residence']), { uniqueItems: true, description: '`["residence"]` closes it to residents; `[]` opens it.' })
-    }, Strict), { maxItems: 500 }))
-  }, Strict), { maxItems: 300 }))
-}, { description: 'Catalogue entries to add or change, checked with the rest of the fixture and loaded only when all of it is valid.' })
+  assets: Type.Optional(FixtureAssets),
+  networks: Type.Optional(FixtureNetworks),
+  rails: Type.Optional(FixtureRails),
+  countries: Type.Optional(FixtureCountries)
+})
 export type CatalogueFixture = Static<typeof CatalogueFixture>

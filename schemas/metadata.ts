@@ -2,12 +2,13 @@
 // conditional request headers. Inline schemas (no $id): each is used by several routes.
 import { Type, type Static } from 'typebox'
 
-export const Metadata = Type.Object({}, {
+// Any members: typed as a record, so a handler reads it without a cast.
+export const Metadata = Type.Unsafe<Record<string, unknown>>(Type.Object({}, {
   additionalProperties: true,
   minProperties: 1,
   description: 'Integrator-defined JSON object with at least one member. Serialized with JSON.stringify, it holds at most 1024 Unicode characters (code points).',
   examples: [{ externalId: 123 }]
-})
+}))
 
 export const MetadataBody = Type.Object({ metadata: Metadata }, { description: 'The stored metadata.' })
 export type MetadataBody = Static<typeof MetadataBody>

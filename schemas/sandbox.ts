@@ -2,7 +2,6 @@
 // script against these shapes, so fields are only ever added.
 import { Type, type Static } from 'typebox'
 import { CountryCode, Email, SubdivisionCode, Timestamp, Uuid } from './common.js'
-import { CatalogueFixture } from './catalogue.js'
 
 export const ENTITY_TYPES = ['accounts', 'files', 'external-accounts', 'transactions'] as const
 export type EntityType = typeof ENTITY_TYPES[number]
@@ -169,57 +168,51 @@ export const FaultParams = Type.Object({ id: Uuid })
 
 const Metadata = Type.Record(Type.String(), Type.Unknown(), { description: 'The metadata object (at most 1024 characters serialized).' })
 
-export const FixtureDocument = Type.Object({
-  organizations: Type.Optional(Type.Array(Type.Object({
-    id: Uuid,
-    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 }))
-  }, Strict), { description: 'Organizations to create; one that exists already is kept as it is.' })),
-  users: Type.Optional(Type.Array(Type.Object({
-    id: Type.Optional(Uuid),
-    organizationId: Type.Optional({ ...Uuid, description: 'Absent: the demo organization.' }),
-    email: Email,
-    primaryCitizenship: Type.Optional({ ...CountryCode, description: 'Default `US`.' }),
-    address: Type.Optional(Type.Object({ country: CountryCode, subdivision: Type.Optional(SubdivisionCode) }, Strict))
-  }, Strict))),
-  clients: Type.Optional(Type.Array(Type.Object({
-    clientId: ClientId,
-    clientSecret: ClientSecret,
-    name: Type.Optional(Type.String({ maxLength: 200 })),
-    organizationId: Type.Optional({ ...Uuid, description: 'Absent: the demo organization.' }),
-    scopes: Scopes,
-    refreshTokens: Type.Optional(Type.Boolean()),
-    userId: Type.Optional(Type.Union([Uuid, Type.Null()]))
-  }, Strict))),
-  entities: Type.Optional(Type.Array(Type.Object({
-    id: Type.Optional(Uuid),
-    type: Type.Union(ENTITY_TYPES.map(e => Type.Literal(e))),
-    userId: Uuid,
-    organizationId: Type.Optional({ ...Uuid, description: 'Must be the user\'s organization when given.' })
-  }, Strict))),
-  metadata: Type.Optional(Type.Array(Type.Object({
-    entity: Type.Union(METADATA_ENTITIES.map(e => Type.Literal(e))),
-    entityId: Uuid,
-    organizationId: Type.Optional({ ...Uuid, description: 'Must be the entity\'s organization when given.' }),
-    metadata: Metadata
-  }, Strict), { description: 'Metadata to set (replacing any) on users or entities of the fixture or of the database.' })),
-  ...CatalogueFixture.properties
-}, { ...Strict, description: 'A fixture document; every part is optional. Items refer to each other by id.' })
-export type FixtureDocument = Static<typeof FixtureDocument>
+// Each area owns its keys of the fixture document (src/kit/fixtures.ts composes them); these are
+// the items of the keys the core's areas own.
+export const FixtureOrganization = Type.Object({
+  id: Uuid,
+  name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 }))
+}, Strict)
+export type FixtureOrganization = Static<typeof FixtureOrganization>
+export const FixtureOrganizations = Type.Array(FixtureOrganization, { description: 'Organizations to create; one that exists already is kept as it is.' })
 
-export const FixtureSummary = Type.Object({
-  organizations: Type.Array(Uuid, { description: 'Organizations created.' }),
-  users: Type.Array(Type.Object({ id: Uuid, organizationId: Uuid, email: Type.String() })),
-  clients: Type.Array(Type.Object({ clientId: Type.String(), organizationId: Uuid })),
-  entities: Type.Array(Type.Object({ id: Uuid, type: Type.String(), userId: Uuid, organizationId: Uuid })),
-  metadata: Type.Array(Type.Object({ entity: Type.String(), entityId: Uuid })),
-  catalogue: Type.Optional(Type.Object({
-    assets: Type.Array(Type.String()),
-    networks: Type.Array(Type.String()),
-    rails: Type.Array(Type.String({ description: '`network method asset`.' })),
-    countries: Type.Array(Type.String())
-  }, { description: 'Catalogue entries added or changed, by code; present when the fixture had any.' }))
-}, { $id: 'SandboxFixtureSummary' })
-export type FixtureSummary = Static<typeof FixtureSummary>
+export const FixtureUser = Type.Object({
+  id: Type.Optional(Uuid),
+  organizationId: Type.Optional({ ...Uuid, description: 'Absent: the demo organization.' }),
+  email: Email,
+  primaryCitizenship: Type.Optional({ ...CountryCode, description: 'Default `US`.' }),
+  address: Type.Optional(Type.Object({ country: CountryCode, subdivision: Type.Optional(SubdivisionCode) }, Strict))
+}, Strict)
+export type FixtureUser = Static<typeof FixtureUser>
+
+export const FixtureClient = Type.Object({
+  clientId: ClientId,
+  clientSecret: ClientSecret,
+  name: Type.Optional(Type.String({ maxLength: 200 })),
+  organizationId: Type.Optional({ ...Uuid, description: 'Absent: the demo organization.' }),
+  scopes: Scopes,
+  refreshTokens: Type.Optional(Type.Boolean()),
+  userId: Type.Optional(Type.Union([Uuid, Type.Null()]))
+}, Strict)
+export type FixtureClient = Static<typeof FixtureClient>
+
+export const FixtureEntity = Type.Object({
+  id: Type.Optional(Uuid),
+  type: Type.Union(ENTITY_TYPES.map(e => Type.Literal(e))),
+  userId: Uuid,
+  organizationId: Type.Optional({ ...Uuid, description: 'Must be the user\'s organization when given.' })
+}, Strict)
+export type FixtureEntity = Static<typeof FixtureEntity>
+
+export const FixtureMetadata = Type.Object({
+  entity: Type.Union(METADATA_ENTITIES.map(e => Type.Literal(e))),
+  entityId: Uuid,
+  organizationId: Type.Optional({ ...Uuid, description: 'Must be the entity\'s organization when given.' }),
+  metadata: Metadata
+}, Strict)
+export type FixtureMetadata = Static<typeof FixtureMetadata>
+export const FixtureMetadataList = Type.Array(FixtureMetadata, { description: 'Metadata to set (replacing any) on users or entities of the fixture or of the database.' })
 
 /** Schemas referenced by `$id` from the sandbox routes' responses (added to the app once). */
-export const SANDBOX_SCHEMAS = [OrganizationView, ClientView, EntityView, ClockView, RequestLogEntry, FaultView, FixtureSummary]
+export const SANDBOX_SCHEMAS = [OrganizationView, ClientView, EntityView, ClockView, RequestLogEntry, FaultView]

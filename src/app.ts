@@ -8,7 +8,6 @@ import { Clock } from './clock.js'
 import { openStorage, type Storage } from './storage/index.js'
 import { ClientRegistry } from './auth/clients.js'
 import { TokenService } from './auth/tokens.js'
-import { allScopes } from './auth/scopes.js'
 import { EventBus } from './events.js'
 import { ErrorBody, OAuthErrorBody } from '../schemas/common.js'
 import { installValidation, responseSerializers } from './plugins/validation.js'
@@ -21,7 +20,9 @@ import openapi from './plugins/openapi.js'
 import authGuard from './auth/guard.js'
 import sandboxInfrastructure from './sandbox/infrastructure.js'
 import { areas } from './areas.js'
-import './types.js'
+import { AreaRegistry } from './kit/area.js'
+import { ensureDemoClient } from './auth/demo-client.js'
+import type { RegisteredRoute } from './types.js'
 
 export interface BuildOptions {
   config: Config
@@ -76,6 +77,13 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
   // Fastify's own logger is a real child of ours; the children it makes for each request are lazy.
   withLazyChildren(app.log as Logger)
 
+  // Every route, as registered: what the OpenAPI test compares the document with.
+  const registeredRoutes: RegisteredRoute[] = []
+  app.decorate('registeredRoutes', registeredRoutes)
+  app.addHook('onRoute', route => {
+    for (const method of [route.method].flat()) registeredRoutes.push({ method, url: route.url, config: route.config as RegisteredRoute['config'], schema: route.schema as RegisteredRoute['schema'] })
+  })
+
   installValidation(app)
   app.addSchema(ErrorBody)
   app.addSchema(OAuthErrorBody)
@@ -96,7 +104,13 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
   app.decorate('storage', storage)
   app.decorate('clients', clients)
   app.decorate('tokens', tokens)
-  app.decorate('events', new EventBus(clock))
+  const events = new EventBus(clock)
+  app.decorate('events', events)
+  storage.onEventsCommitted(() => { events.recorded() })
+  // The areas' own tables, after the core's (applied when the database opened).
+  const registry = new AreaRegistry(areas)
+  storage.migrate(registry.migrations())
+  app.decorate('areas', registry)
   app.addHook('onClose', async () => { await storage.close() })
 
   // The demo client's secret is hashed (scrypt, off the event loop) while the plugins that need
@@ -111,29 +125,9 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
   await app.register(authGuard)
   await app.register(openapi)
   await demoClient
-  for (const area of areas(app)) await app.register(area.plugin)
+  for (const area of registry.areas) await app.register(area.plugin)
   for (const plugin of options.plugins ?? []) await app.register(plugin)
 
   await app.ready()
   return app
-}
-
-/** The demo client exists from the first start: every scope, refresh tokens on. */
-export async function ensureDemoClient (app: FastifyInstance): Promise<void> {
-  const { clientId, clientSecret, secretFromEnv, organizationId } = app.config.demoClient
-  await app.storage.organizations.ensure(organizationId, 'Sandbox demo organization', app.clock.iso())
-  const existing = await app.storage.clients.get(clientId)
-  if (existing === undefined) {
-    await app.clients.create({
-      clientId,
-      clientSecret,
-      organizationId,
-      name: 'Demo client',
-      scopes: Object.keys(allScopes(app.config.partnerArea)),
-      refreshTokens: true
-    })
-  } else if (secretFromEnv && await app.clients.authenticate(clientId, clientSecret) === undefined) {
-    // The environment names the secret: it wins over what an earlier run stored.
-    await app.clients.rotateSecret(clientId, clientSecret)
-  }
 }

@@ -1,25 +1,21 @@
-// The API, top to bottom: each area is one folder and one encapsulated plugin. Adding an area of
-// the Core API means adding its folder and one line here.
-import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
-import authArea from './auth/routes.js'
-import usersArea from './users/index.js'
-import metadataArea from './metadata/index.js'
-import kycSharingArea from './kyc-sharing/index.js'
-import catalogueArea from './catalogue/index.js'
-import webhooksArea from './webhooks/index.js'
-import sandboxArea from './sandbox/index.js'
+// The API, top to bottom: each area is one folder declaring its routes and what it brings (tags,
+// migrations, fixture keys, reset, metadata entities). Adding an area of the Core API means adding
+// its folder and one line here.
+import type { Area } from './kit/area.js'
+import auth from './auth/index.js'
+import users from './users/index.js'
+import metadata from './metadata/index.js'
+import kycSharing from './kyc-sharing/index.js'
+import catalogue from './catalogue/index.js'
+import webhooks from './webhooks/index.js'
+import sandbox from './sandbox/index.js'
 
-export interface Area {
-  name: string
-  plugin: FastifyPluginAsync
-}
-
-export const areas = (_app: FastifyInstance): Area[] => [
-  { name: 'auth', plugin: authArea },
-  { name: 'users', plugin: usersArea },
-  { name: 'metadata', plugin: metadataArea },
-  { name: 'kyc-sharing', plugin: kycSharingArea },
-  { name: 'catalogue', plugin: catalogueArea },
-  { name: 'webhooks', plugin: webhooksArea },
-  { name: 'sandbox', plugin: sandboxArea }
+export const areas: readonly Area[] = [
+  auth,
+  catalogue,
+  users,
+  metadata,
+  kycSharing,
+  webhooks,
+  sandbox
 ]

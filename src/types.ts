@@ -6,6 +6,15 @@ import type { TokenService } from './auth/tokens.js'
 import type { ClientRegistry } from './auth/clients.js'
 import type { EventBus } from './events.js'
 import type { AuthContext, AuthRequirement } from './auth/guard.js'
+import type { AreaRegistry } from './kit/area.js'
+
+/** A registered route as introspection (tests, the OpenAPI check) sees it. */
+export interface RegisteredRoute {
+  method: string
+  url: string
+  config?: { auth?: AuthRequirement, admin?: boolean }
+  schema?: { hide?: boolean }
+}
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -15,6 +24,10 @@ declare module 'fastify' {
     tokens: TokenService
     clients: ClientRegistry
     events: EventBus
+    /** What every area declared: tags, migrations, fixture keys, reset hooks, metadata entities. */
+    areas: AreaRegistry
+    /** Every route as it was registered. */
+    registeredRoutes: RegisteredRoute[]
   }
   interface FastifyRequest {
     /** Set by the Bearer guard on protected routes. */

@@ -93,3 +93,15 @@ export const bearer = (token: string): { authorization: string } => ({ authoriza
 export const onBehalfOf = (userId: string): { 'x-on-behalf-of': string } => ({ 'x-on-behalf-of': `user ${userId}` })
 export const REQUEST_ID = 'x-service-request-id'
 export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
+
+/**
+ * Polls `condition` until it holds, for what happens in the background (a batch written at the end
+ * of a turn or on a timer, a child process's output); throws after `timeoutMs` naming `what`.
+ */
+export async function waitFor (condition: () => boolean | Promise<boolean>, { timeoutMs = 5000, intervalMs = 5, what = 'the condition' }: { timeoutMs?: number, intervalMs?: number, what?: string } = {}): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)
+    await new Promise(resolve => setTimeout(resolve, intervalMs))
+  }
+}

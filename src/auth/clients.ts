@@ -105,7 +105,8 @@ export class ClientRegistry {
     this.#verified.set(row.id, { generation: row.generation, digest: sha256(secret) })
   }
 
-  async create (input: CreateClient): Promise<ClientRecord> {
+  /** The client made; undefined when a client with this id exists. */
+  async create (input: CreateClient): Promise<ClientRecord | undefined> {
     const hashed = await hashSecret(input.clientSecret, this.#derive)
     const row = await this.#storage.clients.create({
       id: input.clientId,
@@ -117,7 +118,7 @@ export class ClientRegistry {
       ...hashed
     }, this.#clock.iso())
     this.forget(input.clientId)
-    this.#remember(row, input.clientSecret)
+    if (row !== undefined) this.#remember(row, input.clientSecret)
     return row
   }
 

@@ -40,10 +40,6 @@ function onBehalfOfUser (value: string | string[]): string | undefined {
   return ON_BEHALF_OF.exec(value.trim())?.[1].toLowerCase()
 }
 
-/** The OpenAPI `security` entry of a route guarded with these scopes. */
-export const oauthSecurity = (scopes: string[]): Array<Record<string, string[]>> => [{ OAuth2: scopes }]
-export const adminSecurity: Array<Record<string, string[]>> = [{ SandboxAdmin: [] }]
-
 function bearerToken (request: FastifyRequest): string | undefined {
   const header = request.headers.authorization
   if (typeof header !== 'string') return undefined

@@ -6,7 +6,7 @@ import basicAuth from '@fastify/basic-auth'
 import { Type } from 'typebox'
 import { OAuthError } from '../errors.js'
 import { TokenRequest, TokenResponse } from '../../schemas/oauth.js'
-import { errorResponse } from '../../schemas/common.js'
+import { openOperation } from '../kit/operation.js'
 import { anyCovers, parseScopeString } from './scopes.js'
 import { isFamilyOf } from './tokens.js'
 import type { ClientRecord } from '../storage/index.js'
@@ -83,12 +83,14 @@ export default async function authRoutes (app: FastifyInstance): Promise<void> {
   const requestId = `x-${app.config.serviceName}-request-id`
   const requestIdHeader = { type: 'string', format: 'uuid', description: 'Identifies the request for the service operator.' }
 
-  app.post('/core/oauth2/token', {
+  openOperation(app, {
+    id: 'createOAuth2Token',
+    method: 'POST',
+    url: '/core/oauth2/token',
+    tag: 'Authentication',
     config: { oauth: true },
-    schema: {
-      tags: ['Authentication'],
-      summary: 'Request an OAuth 2.0 token',
-      description: 'Client credentials grant and refresh token grant, `application/x-www-form-urlencoded` only. ' +
+    summary: 'Request an OAuth 2.0 token',
+    description: 'Client credentials grant and refresh token grant, `application/x-www-form-urlencoded` only. ' +
         'The client authenticates with HTTP Basic (RFC 6749 section 2.3.1: id and secret are form-url-encoded before base64) ' +
         'or with `client_id` and `client_secret` in the body; both at once is `invalid_request`. ' +
         'Without `scope` the token gets every scope the client is allowed; a requested scope must be allowed (an allowed scope ending in `*` covers by prefix), ' +
@@ -97,29 +99,26 @@ export default async function authRoutes (app: FastifyInstance): Promise<void> {
         'Refresh tokens are opaque, issued only to clients configured for them, and single use: every refresh returns a new one with the same scopes, ' +
         'and a used one coming back is `invalid_grant` and revokes the refresh tokens issued from it. ' +
         'With client authentication, a refresh token must belong to that client. Rotating a client secret or deleting the client revokes its tokens.',
-      operationId: 'createOAuth2Token',
-      security: [],
-      headers: Type.Object({ authorization: Type.Optional(Type.String({ description: 'Basic <base64(urlencode(client_id):urlencode(client_secret))>' })) }),
-      body: TokenRequest,
-      consumes: [FORM],
-      response: {
-        200: {
-          description: 'Token issued.',
-          ...TokenResponse,
-          headers: {
-            [requestId]: requestIdHeader,
-            [`x-${app.config.serviceName}-organization-id`]: { type: 'string', format: 'uuid', description: 'The organization the token belongs to.' },
-            'cache-control': { type: 'string', const: 'no-store' }
-          }
-        },
-        400: { description: '`invalid_request`, `unsupported_grant_type`, `invalid_grant` or `invalid_scope`.', ...Type.Ref('OAuthErrorBody'), headers: { [requestId]: requestIdHeader } },
-        401: {
-          description: '`invalid_client`.',
-          ...Type.Ref('OAuthErrorBody'),
-          headers: { [requestId]: requestIdHeader, 'www-authenticate': { type: 'string', description: '`Basic realm="token", charset="UTF-8"`' } }
-        },
-        429: errorResponse('Too many requests (`too_many_requests`), only when a rate limit or fault is configured; see `Retry-After`.')
-      }
+    headers: Type.Object({ authorization: Type.Optional(Type.String({ description: 'Basic <base64(urlencode(client_id):urlencode(client_secret))>' })) }),
+    body: TokenRequest,
+    consumes: [FORM],
+    responses: {
+      200: {
+        description: 'Token issued.',
+        ...TokenResponse,
+        headers: {
+          [requestId]: requestIdHeader,
+          [`x-${app.config.serviceName}-organization-id`]: { type: 'string', format: 'uuid', description: 'The organization the token belongs to.' },
+          'cache-control': { type: 'string', const: 'no-store' }
+        }
+      },
+      400: { description: '`invalid_request`, `unsupported_grant_type`, `invalid_grant` or `invalid_scope`.', ...Type.Ref('OAuthErrorBody'), headers: { [requestId]: requestIdHeader } },
+      401: {
+        description: '`invalid_client`.',
+        ...Type.Ref('OAuthErrorBody'),
+        headers: { [requestId]: requestIdHeader, 'www-authenticate': { type: 'string', description: '`Basic realm="token", charset="UTF-8"`' } }
+      },
+      429: 'Too many requests (`too_many_requests`), only when a rate limit or fault is configured; see `Retry-After`.'
     },
     // Before schema validation: a body of another type, or a repeated parameter (RFC 6749 3.2).
     preValidation: async (request: FastifyRequest) => {
@@ -130,7 +129,7 @@ export default async function authRoutes (app: FastifyInstance): Promise<void> {
       }
     }
   }, async (request, reply) => {
-    const form = request.body as Record<string, string | undefined>
+    const form = request.body
     const grantType = form.grant_type!
     if (grantType !== 'client_credentials' && grantType !== 'refresh_token') {
       throw new OAuthError(400, 'unsupported_grant_type', 'Grant type not supported')

@@ -88,3 +88,10 @@ export function keptListCovers (held: readonly string[], wanted: string): boolea
   if (answer === undefined) known.set(wanted, answer = anyCovers(held, wanted))
   return answer
 }
+
+/** Whether a sandbox client may be given `scope`: one of the API's, or a `*` prefix covering one. */
+export function scopeViolation (partnerArea: string, scope: string): { rule: string, ruleParams: Record<string, unknown> } | undefined {
+  const known = Object.keys(allScopes(partnerArea))
+  if (scope.endsWith('*') ? known.some(k => scopeCovers(scope, k)) : known.includes(scope)) return undefined
+  return { rule: 'scope', ruleParams: { scope } }
+}

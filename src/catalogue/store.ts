@@ -11,7 +11,7 @@ import type { CountryOverride } from './countries.js'
 type Db = Database.Database
 
 export const catalogueMigration = {
-  name: 'catalogue',
+  name: '001-catalogue',
   sql: `
 -- Catalogue entries a fixture added or changed, by kind (asset, network, rail, country) and key
 -- (a code; for rails "network method asset"); value is the entry as JSON.
@@ -48,6 +48,8 @@ export interface CatalogueStore {
   load: () => Promise<{ version: string, changes: CatalogueChanges }>
   /** Adds or replaces entries, all in one transaction. */
   putEntries: (entries: CatalogueEntries) => Promise<void>
+  /** Adds or replaces entries inside a transaction the caller holds (a fixture's one write). */
+  putEntriesNow: (entries: CatalogueEntries) => void
   /** Pins an asset's USD mid price from an instant on. */
   pin: (asset: string, mid: string, pinnedAt: number) => Promise<void>
   /** Releases one asset's pinned price, or every one; answers how many were released. */
@@ -69,6 +71,12 @@ export function catalogueStore (db: Db): CatalogueStore {
   const releaseAll = db.prepare('DELETE FROM catalogue_pins')
   const clearEntries = db.prepare('DELETE FROM catalogue_entries')
 
+  const put = ({ assets, networks, rails, countries }: CatalogueEntries): void => {
+    for (const a of assets) putEntry.run('asset', a.code, JSON.stringify(a))
+    for (const n of networks) putEntry.run('network', n.code, JSON.stringify(n))
+    for (const r of rails) putEntry.run('rail', railKey(r), JSON.stringify(r))
+    for (const c of countries) putEntry.run('country', c.code, JSON.stringify(c))
+  }
   const current = (): string => version.get()?.token ?? EMPTY
   const write = <T>(work: () => T): T => db.transaction(() => {
     const result = work()
@@ -94,13 +102,13 @@ export function catalogueStore (db: Db): CatalogueStore {
       })()
     },
 
-    async putEntries ({ assets, networks, rails, countries }) {
-      write(() => {
-        for (const a of assets) putEntry.run('asset', a.code, JSON.stringify(a))
-        for (const n of networks) putEntry.run('network', n.code, JSON.stringify(n))
-        for (const r of rails) putEntry.run('rail', railKey(r), JSON.stringify(r))
-        for (const c of countries) putEntry.run('country', c.code, JSON.stringify(c))
-      })
+    async putEntries (entries) {
+      write(() => put(entries))
+    },
+
+    putEntriesNow (entries) {
+      put(entries)
+      bump.run(randomUUID())
     },
 
     async pin (asset, mid, pinnedAt) {

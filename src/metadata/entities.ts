@@ -1,30 +1,12 @@
-// The entity types that carry metadata (spec: the areas with metadata read and write scopes), in
-// the API's own words: the path segment, the name errors use, the scopes.
+// The scopes of an entity type that carries metadata, and who may reach an entity's metadata. The
+// entity types themselves are declared by the areas that own them (`metadataEntities`).
 import type { FastifyInstance } from 'fastify'
 import { entityNotFound } from '../errors.js'
 import type { AuthContext } from '../auth/guard.js'
 import type { MetadataRef } from '../storage/metadata.js'
+import type { MetadataEntity } from '../kit/area.js'
 
-export interface MetadataEntity {
-  /** Path segment, and the `type` of non-user entities in storage (`storage.entities`). */
-  segment: 'users' | 'accounts' | 'files' | 'external-accounts' | 'transactions'
-  /** `details.entity` of a 404, as in "The <name> cannot be found". */
-  name: string
-  /** The path parameter naming one entity. */
-  param: string
-  /** Words for summaries: "Get <title> metadata". */
-  title: string
-  /** Prefix of operation ids: `get<Operation>Metadata`. */
-  operation: string
-}
-
-export const METADATA_ENTITIES: readonly MetadataEntity[] = [
-  { segment: 'users', name: 'user', param: 'userId', title: 'user', operation: 'User' },
-  { segment: 'accounts', name: 'account', param: 'accountId', title: 'account', operation: 'Account' },
-  { segment: 'files', name: 'file', param: 'fileId', title: 'file', operation: 'File' },
-  { segment: 'external-accounts', name: 'external-account', param: 'externalAccountId', title: 'external account', operation: 'ExternalAccount' },
-  { segment: 'transactions', name: 'transaction', param: 'transactionId', title: 'transaction', operation: 'Transaction' }
-]
+export type { MetadataEntity }
 
 export const readScope = (e: MetadataEntity): string => `core.${e.segment}.metadata:read`
 export const writeScope = (e: MetadataEntity): string => `core.${e.segment}.metadata:write`
@@ -35,10 +17,10 @@ export const writeScope = (e: MetadataEntity): string => `core.${e.segment}.meta
  */
 export async function resolveMetadataRef (app: FastifyInstance, auth: AuthContext, entity: MetadataEntity, entityId: string): Promise<MetadataRef> {
   const { organizationId, userId } = auth
-  if (entity.segment === 'users') return ownUserRef(auth, entityId)
-  const found = await app.storage.entities.get(organizationId, entity.segment, entityId)
-  if (found === undefined || found.userId !== userId) throw entityNotFound(entity.name)
-  return { organizationId, entity: entity.segment, entityId: found.id }
+  if (entity.ownerOf === undefined) return ownUserRef(auth, entityId)
+  const owner = await entity.ownerOf(app, organizationId, entityId)
+  if (owner === undefined || owner !== userId) throw entityNotFound(entity.name)
+  return { organizationId, entity: entity.segment, entityId }
 }
 
 /** The acting user's own metadata (`me` or their id), found with no read; any other user is 404. */

@@ -4,12 +4,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import { requestInvalid } from '../errors.js'
-import { oauthSecurity } from '../auth/guard.js'
-import { errorResponse, commonErrorResponses } from '../../schemas/common.js'
+import { operation } from '../kit/operation.js'
 import { ETagHeader, JsonPatch, Metadata, MetadataBody, metadataHeaders } from '../../schemas/metadata.js'
 import { parseTagCondition, type Preconditions } from './conditional.js'
-import { METADATA_ENTITIES, ownUserRef, readScope, resolveMetadataRef, writeScope, type MetadataEntity } from './entities.js'
-import type { JsonPatchOperation } from './json-patch.js'
+import { ownUserRef, readScope, resolveMetadataRef, writeScope, type MetadataEntity } from './entities.js'
+import { defineArea } from '../kit/area.js'
+import { metadataFixture } from './fixtures.js'
 import { deleteMetadata, patchMetadata, readMetadata, readOutcome, setMetadata, type ReadOutcome } from './service.js'
 import type { MetadataRevision } from '../storage/metadata.js'
 
@@ -29,14 +29,11 @@ function preconditionsOf (request: FastifyRequest): Preconditions {
 }
 
 const responses = {
-  400: commonErrorResponses[400],
-  401: commonErrorResponses[401],
-  403: errorResponse('The token lacks the scope (`token_insufficient_scopes`), or acts for no user (`token_subject_not_allowed`): send `X-On-Behalf-Of: user <uuid>`.'),
-  404: (e: MetadataEntity) => errorResponse(`\`entity_not_found\`: the ${e.title} does not exist for the acting user (\`details.entity: "${e.name}"\`), or it has no metadata (\`details.entity: "metadata"\`).`),
-  412: errorResponse('`precondition_failed`: If-Match does not match the current revision (strong comparison; any If-Match when no metadata exists), or If-None-Match matches it. Nothing was changed.'),
-  413: errorResponse('`content_too_large`: the metadata would be over 1024 characters (`details.threshold: { unit: "characters", limit: "1024" }`), or the body is over the server\'s body limit (`unit: "bytes"`).'),
-  415: errorResponse('`media_type_unsupported`: the body is not of an accepted content type.'),
-  429: commonErrorResponses[429]
+  403: 'The token lacks the scope (`token_insufficient_scopes`), or acts for no user (`token_subject_not_allowed`): send `X-On-Behalf-Of: user <uuid>`.',
+  404: (e: MetadataEntity) => `\`entity_not_found\`: the ${e.title} does not exist for the acting user (\`details.entity: "${e.name}"\`), or it has no metadata (\`details.entity: "metadata"\`).`,
+  412: '`precondition_failed`: If-Match does not match the current revision (strong comparison; any If-Match when no metadata exists), or If-None-Match matches it. Nothing was changed.',
+  413: '`content_too_large`: the metadata would be over 1024 characters (`details.threshold: { unit: "characters", limit: "1024" }`), or the body is over the server\'s body limit (`unit: "bytes"`).',
+  415: '`media_type_unsupported`: the body is not of an accepted content type.'
 }
 
 const withEtag = (description: string) => ({ description, headers: ETagHeader })
@@ -51,7 +48,7 @@ function sendRead (reply: FastifyReply, outcome: ReadOutcome): void {
   else sendRevision(reply, 200, outcome.revision)
 }
 
-export default async function metadataArea (app: FastifyInstance): Promise<void> {
+async function metadataRoutes (app: FastifyInstance): Promise<void> {
   // JSON Patch bodies parse as JSON does, refusing `__proto__` and `constructor.prototype` alike;
   // a text/plain body is no metadata and no patch, so it is 415 rather than a string to validate.
   const json = app.getDefaultJsonParser('error', 'error')
@@ -64,117 +61,97 @@ export default async function metadataArea (app: FastifyInstance): Promise<void>
   })
   const workLimit = 8 * app.config.bodyLimitBytes
 
-  for (const e of METADATA_ENTITIES) {
+  for (const e of app.areas.metadataEntities()) {
     const url = `/core/${e.segment}/:${e.param}/metadata`
     const params = Type.Object({
       [e.param]: Type.String({
         minLength: 1,
-        description: e.segment === 'users'
+        description: e.ownerOf === undefined
           ? 'The acting user\'s id, or `me`.'
           : `The ${e.title} id; the ${e.title} must belong to the acting user.`
       })
     })
-    const read = { auth: { scopes: [readScope(e)], subjects: ['user' as const] } }
-    const write = { auth: { scopes: [writeScope(e)], subjects: ['user' as const] } }
-    const who = e.segment === 'users'
+    const read = { tag: 'Metadata', scopes: [readScope(e)], subjects: ['user' as const], params }
+    const write = { tag: 'Metadata', scopes: [writeScope(e)], subjects: ['user' as const], params, headers: metadataHeaders(false) }
+    const who = e.ownerOf === undefined
       ? 'The user must be the acting user (`me` names them).'
       : `The ${e.title} must belong to the acting user; any other id, including one of another organization, is 404.`
     const common = 'A client token acts for a user with `X-On-Behalf-Of: user <uuid>`. Authentication, scope and 404 answers come before preconditions (RFC 9110 13.2.1).'
-    const ref = (request: FastifyRequest) =>
-      resolveMetadataRef(app, request.auth!, e, (request.params as Record<string, string>)[e.param])
+    const ref = (request: Pick<FastifyRequest, 'auth'> & { params: Record<string, string> }) =>
+      resolveMetadataRef(app, request.auth!, e, request.params[e.param])
 
-    app.get(url, {
-      config: read,
-      schema: {
-        tags: ['Metadata'],
-        summary: `Get ${e.title} metadata`,
-        operationId: `get${e.operation}Metadata`,
-        description: `Returns the metadata of the ${e.title} as \`{ metadata }\`, with its revision in \`ETag\`. ${who} ${common} ` +
+    operation(app, {
+      ...read,
+      id: `get${e.operation}Metadata`,
+      method: 'GET',
+      url,
+      summary: `Get ${e.title} metadata`,
+      description: `Returns the metadata of the ${e.title} as \`{ metadata }\`, with its revision in \`ETag\`. ${who} ${common} ` +
           'If-None-Match (weak comparison, lists, `*`) that matches: 304 with the `ETag` and no body. If-Match is evaluated too (strong comparison): failing, 412.',
-        security: oauthSecurity([readScope(e)]),
-        params,
-        headers: metadataHeaders(true),
-        response: {
-          200: { ...withEtag('The metadata.'), ...MetadataBody },
-          304: { ...withEtag('Not modified: If-None-Match matches the current revision. No body.'), type: 'null' },
-          400: responses[400],
-          401: responses[401],
-          403: responses[403],
-          404: responses[404](e),
-          412: responses[412],
-          429: responses[429]
-        }
+      headers: metadataHeaders(true),
+      responses: {
+        200: { ...withEtag('The metadata.'), ...MetadataBody },
+        304: { ...withEtag('Not modified: If-None-Match matches the current revision. No body.'), type: 'null' },
+        403: responses[403],
+        404: responses[404](e),
+        412: responses[412]
       }
     }, (request, reply) => {
-      if (e.segment !== 'users') return ref(request).then(target => readMetadata(app, target, preconditionsOf(request))).then(outcome => sendRead(reply, outcome))
+      if (e.ownerOf !== undefined) return ref(request).then(target => readMetadata(app, target, preconditionsOf(request))).then(outcome => sendRead(reply, outcome))
       // The usual read, of the acting user's own metadata with its revision in memory, answers at
       // once; the user's reference needs no read. Not waiting on a promise is a few percent of a 304's cost.
-      const target = ownUserRef(request.auth!, (request.params as Record<string, string>)[e.param])
+      const target = ownUserRef(request.auth!, request.params[e.param])
       const current = app.storage.metadata.cached(target)
       if (current === undefined) return readMetadata(app, target, preconditionsOf(request)).then(outcome => sendRead(reply, outcome))
       sendRead(reply, readOutcome(current, preconditionsOf(request)))
     })
 
-    app.put(url, {
-      config: write,
-      schema: {
-        tags: ['Metadata'],
-        summary: `Set ${e.title} metadata`,
-        operationId: `set${e.operation}Metadata`,
-        description: `Creates (201) or entirely replaces (200) the metadata of the ${e.title}; the body is the metadata object itself (at least one member). ${who} ${common} ` +
+    operation(app, {
+      ...write,
+      id: `set${e.operation}Metadata`,
+      method: 'PUT',
+      url,
+      summary: `Set ${e.title} metadata`,
+      description: `Creates (201) or entirely replaces (200) the metadata of the ${e.title}; the body is the metadata object itself (at least one member). ${who} ${common} ` +
           'The size limit is checked before the preconditions. `If-None-Match: *` creates only (412 when metadata exists); If-None-Match also takes entity-tag lists (RFC 9110). ' +
           'If-Match (strong comparison, lists, `*`) replaces only that revision; with no metadata stored, any If-Match is 412. Concurrent writers with the same If-Match: exactly one succeeds.',
-        security: oauthSecurity([writeScope(e)]),
-        params,
-        headers: metadataHeaders(false),
-        body: Metadata,
-        response: {
-          200: { ...withEtag('Replaced.'), ...MetadataBody },
-          201: { ...withEtag('Created.'), ...MetadataBody },
-          400: responses[400],
-          401: responses[401],
-          403: responses[403],
-          404: errorResponse(`\`entity_not_found\`: the ${e.title} does not exist for the acting user (\`details.entity: "${e.name}"\`).`),
-          412: responses[412],
-          413: responses[413],
-          415: responses[415],
-          429: responses[429]
-        }
+      body: Metadata,
+      responses: {
+        200: { ...withEtag('Replaced.'), ...MetadataBody },
+        201: { ...withEtag('Created.'), ...MetadataBody },
+        403: responses[403],
+        404: `\`entity_not_found\`: the ${e.title} does not exist for the acting user (\`details.entity: "${e.name}"\`).`,
+        412: responses[412],
+        413: responses[413],
+        415: responses[415]
       }
     }, async (request, reply) => {
       const target = await ref(request)
-      const { created, revision } = await setMetadata(app, target, preconditionsOf(request), request.body as Record<string, unknown>)
+      const { created, revision } = await setMetadata(app, target, preconditionsOf(request), request.body)
       return sendRevision(reply, created ? 201 : 200, revision)
     })
 
-    app.patch(url, {
-      config: write,
-      schema: {
-        tags: ['Metadata'],
-        summary: `Update ${e.title} metadata`,
-        operationId: `update${e.operation}Metadata`,
-        description: `Applies a JSON Patch (RFC 6902; all six operations) to the metadata of the ${e.title}, atomically: if any operation fails, nothing changes and the answer is 422 ` +
+    operation(app, {
+      ...write,
+      id: `update${e.operation}Metadata`,
+      method: 'PATCH',
+      url,
+      summary: `Update ${e.title} metadata`,
+      description: `Applies a JSON Patch (RFC 6902; all six operations) to the metadata of the ${e.title}, atomically: if any operation fails, nothing changes and the answer is 422 ` +
           '`json_patch_failed` with `details: { operation: { index, op, path }, reason }`. Members an operation does not define are ignored (RFC 6902 section 4). ' +
           'Paths are JSON Pointers (RFC 6901); one that is not (e.g. `/a~2`) is 400. Every lookup is of own members, so `/constructor` or `/toString` name nothing until added. ' +
           'The result must be an object with at least one member (else 422, reported on the last operation), within the size limit (else 413), and without a `__proto__` member, which no body may carry (else 422). ' +
           `No metadata yet: 404. ${who} ${common} Content type \`${JSON_PATCH}\` (\`application/json\` is accepted too); any other is 415 with \`Accept-Patch\`.`,
-        security: oauthSecurity([writeScope(e)]),
-        params,
-        headers: metadataHeaders(false),
-        body: JsonPatch,
-        consumes: [JSON_PATCH, 'application/json'],
-        response: {
-          200: { ...withEtag('Patched.'), ...MetadataBody },
-          400: responses[400],
-          401: responses[401],
-          403: responses[403],
-          404: responses[404](e),
-          412: responses[412],
-          413: responses[413],
-          415: responses[415],
-          422: errorResponse('`json_patch_failed`: an operation does not apply, or the result is not a metadata object. `details: { operation: { index, op, path }, reason }`.'),
-          429: responses[429]
-        }
+      body: JsonPatch,
+      consumes: [JSON_PATCH, 'application/json'],
+      responses: {
+        200: { ...withEtag('Patched.'), ...MetadataBody },
+        403: responses[403],
+        404: responses[404](e),
+        412: responses[412],
+        413: responses[413],
+        415: responses[415],
+        422: '`json_patch_failed`: an operation does not apply, or the result is not a metadata object. `details: { operation: { index, op, path }, reason }`.'
       },
       // RFC 5789 3.1: a 415 names the patch formats the resource accepts.
       onSend: async (_request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
@@ -183,30 +160,23 @@ export default async function metadataArea (app: FastifyInstance): Promise<void>
       }
     }, async (request, reply) => {
       const target = await ref(request)
-      const revision = await patchMetadata(app, target, preconditionsOf(request), request.body as JsonPatchOperation[], workLimit)
+      const revision = await patchMetadata(app, target, preconditionsOf(request), request.body, workLimit)
       return sendRevision(reply, 200, revision)
     })
 
-    app.delete(url, {
-      config: write,
-      schema: {
-        tags: ['Metadata'],
-        summary: `Delete ${e.title} metadata`,
-        operationId: `delete${e.operation}Metadata`,
-        description: `Removes all metadata of the ${e.title}: 204 with no body and no \`ETag\` (no revision remains). No metadata: 404. ` +
+    operation(app, {
+      ...write,
+      id: `delete${e.operation}Metadata`,
+      method: 'DELETE',
+      url,
+      summary: `Delete ${e.title} metadata`,
+      description: `Removes all metadata of the ${e.title}: 204 with no body and no \`ETag\` (no revision remains). No metadata: 404. ` +
           `If-Match and If-None-Match as for PUT. ${who} ${common}`,
-        security: oauthSecurity([writeScope(e)]),
-        params,
-        headers: metadataHeaders(false),
-        response: {
-          204: { description: 'Deleted.', type: 'null' },
-          400: responses[400],
-          401: responses[401],
-          403: responses[403],
-          404: responses[404](e),
-          412: responses[412],
-          429: responses[429]
-        }
+      responses: {
+        204: { description: 'Deleted.', type: 'null' },
+        403: responses[403],
+        404: responses[404](e),
+        412: responses[412]
       }
     }, async (request, reply) => {
       await deleteMetadata(app, await ref(request), preconditionsOf(request))
@@ -214,3 +184,10 @@ export default async function metadataArea (app: FastifyInstance): Promise<void>
     })
   }
 }
+
+export default defineArea({
+  name: 'metadata',
+  tags: [{ name: 'Metadata', description: 'Custom JSON metadata on entities, with ETags and JSON Patch.' }],
+  fixtures: [metadataFixture],
+  plugin: metadataRoutes
+})

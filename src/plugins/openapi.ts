@@ -24,14 +24,8 @@ async function openapi (app: FastifyInstance): Promise<void> {
           'At the token endpoint these are OAuth 2.0 `invalid_request` bodies with the same statuses.'
       },
       servers: config.publicUrl !== '' ? [{ url: config.publicUrl, description: 'Sandbox' }] : [],
-      tags: [
-        { name: 'Authentication', description: 'OAuth 2.0 token issuance.' },
-        { name: 'Users', description: 'Users of an organization.' },
-        { name: 'Metadata', description: 'Custom JSON metadata on entities, with ETags and JSON Patch.' },
-        { name: 'KYC sharing', description: 'Partner area: identify users for KYC sharing.' },
-        { name: 'Webhooks', description: 'Webhook management links.' },
-        { name: 'Sandbox', description: 'Sandbox control API: not part of the real service.' }
-      ],
+      // Each area declares its own.
+      tags: app.areas.tags(),
       components: {
         securitySchemes: {
           OAuth2: {

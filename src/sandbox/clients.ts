@@ -7,8 +7,8 @@ import { errorResponse } from '../../schemas/common.js'
 import { conflict, entityNotFound, requestInvalid, type Violation } from '../errors.js'
 import { generateSecret } from '../auth/clients.js'
 import type { ClientRecord } from '../storage/index.js'
-import { adminConfig, control, emptyBodyAsObject, invalid, noContent, ref } from './route.js'
-import { scopeViolation } from './scopes.js'
+import { control, emptyBodyAsObject, noContent, ref } from '../kit/operation.js'
+import { scopeViolation } from '../auth/scopes.js'
 
 const view = (c: ClientRecord, clientSecret?: string): ClientView => ({
   clientId: c.id,
@@ -22,44 +22,40 @@ const view = (c: ClientRecord, clientSecret?: string): ClientView => ({
 })
 
 const notFound = (): Error => entityNotFound('client')
-const isConstraint = (err: unknown): boolean => (err as { code?: string }).code?.startsWith('SQLITE_CONSTRAINT') === true
 
 export default async function clients (app: FastifyInstance): Promise<void> {
   const clientNotFound = errorResponse('No client has this id (`entity_not_found`, `details.entity: "client"`).')
 
-  app.get<{ Querystring: { organizationId?: string } }>('/_sandbox/clients', {
-    config: adminConfig,
-    schema: control({
-      summary: 'List clients',
-      operationId: 'sandboxListClients',
-      description: 'Every OAuth client (secrets are never shown again), oldest first; `organizationId` narrows to one organization.',
-      querystring: ClientListQuery,
-      response: { 200: { description: 'The clients.', ...ClientList }, 400: invalid }
-    })
+  control(app, {
+    id: 'sandboxListClients',
+    method: 'GET',
+    url: '/_sandbox/clients',
+    summary: 'List clients',
+    description: 'Every OAuth client (secrets are never shown again), oldest first; `organizationId` narrows to one organization.',
+    querystring: ClientListQuery,
+    responses: { 200: { description: 'The clients.', ...ClientList } }
   }, async (request) => ({ clients: (await app.storage.clients.list(request.query.organizationId)).map(c => view(c)) }))
 
-  app.post<{ Body: ClientCreate }>('/_sandbox/clients', {
-    config: adminConfig,
-    schema: control({
-      summary: 'Create a client',
-      operationId: 'sandboxCreateClient',
-      description: 'Creates an OAuth client. Without `clientId` or `clientSecret`, random ones are made; the secret is shown in this answer only. ' +
+  control(app, {
+    id: 'sandboxCreateClient',
+    method: 'POST',
+    url: '/_sandbox/clients',
+    summary: 'Create a client',
+    description: 'Creates an OAuth client. Without `clientId` or `clientSecret`, random ones are made; the secret is shown in this answer only. ' +
         'Without `organizationId` the client joins the demo organization; an organization id the sandbox does not know yet is created. ' +
         'With `userId` (a user of that organization) the client\'s tokens act as that user (subject `user`). ' +
         '`refreshTokens` (default false) makes client-credentials grants also issue refresh tokens.',
-      body: ClientCreate,
-      response: {
-        201: ref('SandboxClient', 'Created; carries `clientSecret`.'),
-        400: invalid,
-        404: errorResponse('`userId` is not a user of the organization (`entity_not_found`, `details.entity: "user"`).'),
-        409: errorResponse('A client with this id exists (`client_already_exists`).')
-      }
-    })
+    body: ClientCreate,
+    responses: {
+      201: ref('SandboxClient', 'Created; carries `clientSecret`.'),
+      404: errorResponse('`userId` is not a user of the organization (`entity_not_found`, `details.entity: "user"`).'),
+      409: errorResponse('A client with this id exists (`client_already_exists`).')
+    }
   }, async (request, reply) => {
     const body = request.body
     const violations: Violation[] = []
     for (const [i, s] of body.scopes.entries()) {
-      const v = scopeViolation(app, s)
+      const v = scopeViolation(app.config.partnerArea, s)
       if (v !== undefined) violations.push({ property: `scopes.${i}`, ...v })
     }
     if (violations.length > 0) throw requestInvalid('body', violations)
@@ -80,52 +76,50 @@ export default async function clients (app: FastifyInstance): Promise<void> {
       scopes: body.scopes,
       refreshTokens: body.refreshTokens ?? false,
       userId
-    }).catch((err: unknown) => { throw isConstraint(err) ? exists() : err })
+    })
+    if (created === undefined) throw exists()
     return reply.code(201).send(view(created, clientSecret))
   })
 
-  app.get<{ Params: { clientId: string } }>('/_sandbox/clients/:clientId', {
-    config: adminConfig,
-    schema: control({
-      summary: 'Get a client',
-      operationId: 'sandboxGetClient',
-      description: 'One client, without its secret.',
-      params: ClientParams,
-      response: { 200: ref('SandboxClient', 'The client.'), 404: clientNotFound }
-    })
+  control(app, {
+    id: 'sandboxGetClient',
+    method: 'GET',
+    url: '/_sandbox/clients/:clientId',
+    summary: 'Get a client',
+    description: 'One client, without its secret.',
+    params: ClientParams,
+    responses: { 200: ref('SandboxClient', 'The client.'), 404: clientNotFound }
   }, async (request) => {
     const client = await app.clients.get(request.params.clientId)
     if (client === undefined) throw notFound()
     return view(client)
   })
 
-  app.delete<{ Params: { clientId: string } }>('/_sandbox/clients/:clientId', {
-    config: adminConfig,
-    schema: control({
-      summary: 'Delete a client',
-      operationId: 'sandboxDeleteClient',
-      description: 'Deletes the client and its refresh tokens; its access tokens are refused from now on (401 `token_revoked`). ' +
+  control(app, {
+    id: 'sandboxDeleteClient',
+    method: 'DELETE',
+    url: '/_sandbox/clients/:clientId',
+    summary: 'Delete a client',
+    description: 'Deletes the client and its refresh tokens; its access tokens are refused from now on (401 `token_revoked`). ' +
         'The demo client may be deleted too; a full reset creates it again.',
-      params: ClientParams,
-      response: { 204: noContent('Deleted.'), 404: clientNotFound }
-    })
+    params: ClientParams,
+    responses: { 204: noContent('Deleted.'), 404: clientNotFound }
   }, async (request, reply) => {
     if (!await app.clients.delete(request.params.clientId)) throw notFound()
     return reply.code(204).send()
   })
 
-  app.post<{ Params: { clientId: string }, Body: { clientSecret?: string } | undefined }>('/_sandbox/clients/:clientId/rotate-secret', {
-    config: adminConfig,
+  control(app, {
+    id: 'sandboxRotateClientSecret',
+    method: 'POST',
+    url: '/_sandbox/clients/:clientId/rotate-secret',
     preValidation: emptyBodyAsObject,
-    schema: control({
-      summary: 'Rotate a client secret',
-      operationId: 'sandboxRotateClientSecret',
-      description: 'Gives the client a new secret (the one in the body, else a random one, shown in this answer only). ' +
+    summary: 'Rotate a client secret',
+    description: 'Gives the client a new secret (the one in the body, else a random one, shown in this answer only). ' +
         'Every access and refresh token issued before is revoked (401 `token_revoked`, `invalid_grant`).',
-      params: ClientParams,
-      body: RotateSecret,
-      response: { 200: ref('SandboxClient', 'Rotated; carries the new `clientSecret`.'), 400: invalid, 404: clientNotFound }
-    })
+    params: ClientParams,
+    body: RotateSecret,
+    responses: { 200: ref('SandboxClient', 'Rotated; carries the new `clientSecret`.'), 404: clientNotFound }
   }, async (request) => {
     const clientSecret = request.body?.clientSecret ?? generateSecret()
     const rotated = await app.clients.rotateSecret(request.params.clientId, clientSecret)

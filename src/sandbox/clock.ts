@@ -2,32 +2,30 @@
 // webhook retry schedules all follow it.
 import type { FastifyInstance } from 'fastify'
 import { ClockChange } from '../../schemas/sandbox.js'
-import { adminConfig, control, invalid, ref } from './route.js'
+import { control, ref } from '../kit/operation.js'
 
 export default async function clock (app: FastifyInstance): Promise<void> {
   const state = (): { now: string, frozen: boolean } => ({ now: app.clock.iso(), frozen: app.clock.frozen })
 
-  app.get('/_sandbox/clock', {
-    config: adminConfig,
-    schema: control({
-      summary: 'Read the clock',
-      operationId: 'sandboxGetClock',
-      description: 'Sandbox time and whether it stands still.',
-      response: { 200: ref('SandboxClock', 'The clock.') }
-    })
+  control(app, {
+    id: 'sandboxGetClock',
+    method: 'GET',
+    url: '/_sandbox/clock',
+    summary: 'Read the clock',
+    description: 'Sandbox time and whether it stands still.',
+    responses: { 200: ref('SandboxClock', 'The clock.') }
   }, async () => state())
 
-  app.post<{ Body: ClockChange }>('/_sandbox/clock', {
-    config: adminConfig,
-    schema: control({
-      summary: 'Change the clock',
-      operationId: 'sandboxSetClock',
-      description: 'Exactly one of: `{ "advanceSeconds": 601 }` moves time (an access token of 600 s is then expired); ' +
+  control(app, {
+    id: 'sandboxSetClock',
+    method: 'POST',
+    url: '/_sandbox/clock',
+    summary: 'Change the clock',
+    description: 'Exactly one of: `{ "advanceSeconds": 601 }` moves time (an access token of 600 s is then expired); ' +
         '`{ "now": "2030-01-01T00:00:00Z" }` jumps to an instant; `{ "frozen": true }` stops time (false restarts it from where it stood); ' +
         '`{ "real": true }` goes back to the machine\'s time. A frozen clock stays frozen when advanced or set. Answers the new state.',
-      body: ClockChange,
-      response: { 200: ref('SandboxClock', 'The clock after the change.'), 400: invalid }
-    })
+    body: ClockChange,
+    responses: { 200: ref('SandboxClock', 'The clock after the change.') }
   }, async (request) => {
     const change = request.body
     if (change.advanceSeconds !== undefined) app.clock.advance(change.advanceSeconds)

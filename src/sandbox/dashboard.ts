@@ -2,23 +2,23 @@
 // load it and ask for the admin token; every call it makes for data is guarded.
 import type { FastifyInstance } from 'fastify'
 import { DASHBOARD_CSP, dashboardPage } from './dashboard-page.js'
+import { control } from '../kit/operation.js'
 
 export default async function dashboard (app: FastifyInstance): Promise<void> {
   const page = dashboardPage({ tokenRequired: app.config.adminToken !== undefined })
 
-  app.get('/_sandbox/', {
-    schema: {
-      tags: ['Sandbox'],
-      summary: 'Dashboard',
-      operationId: 'sandboxDashboard',
-      description: 'An HTML page showing the clock (with buttons to advance, freeze and restore it), the clients, the request log ' +
+  control(app, {
+    id: 'sandboxDashboard',
+    method: 'GET',
+    url: '/_sandbox/',
+    open: true,
+    summary: 'Dashboard',
+    description: 'An HTML page showing the clock (with buttons to advance, freeze and restore it), the clients, the request log ' +
         '(filters, auto-refresh, headers and bodies per request), webhook deliveries and fault rules. ' +
         'The page loads without the admin token; when SANDBOX_ADMIN_TOKEN is set it asks for it in a field labelled "Admin token", ' +
         'keeps it for the browser tab only (sessionStorage) and sends it as Bearer on its calls to the control API.',
-      security: [],
-      produces: ['text/html'],
-      response: { 200: { description: 'The dashboard page.', content: { 'text/html': { schema: { type: 'string' } } } } }
-    }
+    produces: ['text/html'],
+    responses: { 200: { description: 'The dashboard page.', content: { 'text/html': { schema: { type: 'string' } } } } }
   }, async (_request, reply) => reply
     .type('text/html; charset=utf-8')
     .header('cache-control', 'no-store')
@@ -27,14 +27,13 @@ export default async function dashboard (app: FastifyInstance): Promise<void> {
     .header('referrer-policy', 'no-referrer')
     .send(page))
 
-  app.get('/_sandbox', {
-    schema: {
-      tags: ['Sandbox'],
-      summary: 'Dashboard (redirect)',
-      operationId: 'sandboxDashboardRedirect',
-      description: 'Redirects to `/_sandbox/`.',
-      security: [],
-      response: { 302: { description: 'To the dashboard.', type: 'null' } }
-    }
+  control(app, {
+    id: 'sandboxDashboardRedirect',
+    method: 'GET',
+    url: '/_sandbox',
+    open: true,
+    summary: 'Dashboard (redirect)',
+    description: 'Redirects to `/_sandbox/`.',
+    responses: { 302: { description: 'To the dashboard.', type: 'null' } }
   }, async (_request, reply) => reply.redirect('/_sandbox/', 302))
 }

@@ -3,25 +3,24 @@ import type { FastifyInstance } from 'fastify'
 import { FaultCreate, FaultList, FaultParams } from '../../schemas/sandbox.js'
 import { errorResponse } from '../../schemas/common.js'
 import { entityNotFound, requestInvalid, type Violation } from '../errors.js'
-import { adminConfig, control, invalid, noContent, ref } from './route.js'
+import { control, noContent, ref } from '../kit/operation.js'
 
 export default async function faultRules (app: FastifyInstance): Promise<void> {
-  app.get('/_sandbox/faults', {
-    config: adminConfig,
-    schema: control({
-      summary: 'List fault rules',
-      operationId: 'sandboxListFaults',
-      description: 'The active fault rules in the order they are tried. Spent rules (count reached) are gone.',
-      response: { 200: { description: 'The rules.', ...FaultList } }
-    })
+  control(app, {
+    id: 'sandboxListFaults',
+    method: 'GET',
+    url: '/_sandbox/faults',
+    summary: 'List fault rules',
+    description: 'The active fault rules in the order they are tried. Spent rules (count reached) are gone.',
+    responses: { 200: { description: 'The rules.', ...FaultList } }
   }, async () => ({ faults: app.faults.list() }))
 
-  app.post<{ Body: FaultCreate }>('/_sandbox/faults', {
-    config: adminConfig,
-    schema: control({
-      summary: 'Add a fault rule',
-      operationId: 'sandboxCreateFault',
-      description: 'Makes matching API requests misbehave, before authentication. A request matches when its method (if given) and path ' +
+  control(app, {
+    id: 'sandboxCreateFault',
+    method: 'POST',
+    url: '/_sandbox/faults',
+    summary: 'Add a fault rule',
+    description: 'Makes matching API requests misbehave, before authentication. A request matches when its method (if given) and path ' +
         '(without query; exact or with `*` for any characters) match; rules are tried oldest first and the first that applies wins. ' +
         '`/_sandbox/...` is never affected. The rule answers with `status` and the API\'s own error body ' +
         '(429 `too_many_requests` "Try again later" with `Retry-After`, default 1 s; 500 `internal_server_error`; 503 `service_unavailable`; ' +
@@ -29,9 +28,8 @@ export default async function faultRules (app: FastifyInstance): Promise<void> {
         'or closes the connection without an answer (`drop`); or, with `delayMs` alone, only slows the request down. ' +
         '`count` limits it to the next N matching requests; `probability` (0..1) makes it apply to that share of them. ' +
         'The request-id header is always sent. Rules live in memory; a full reset removes them.',
-      body: FaultCreate,
-      response: { 201: ref('SandboxFault', 'The rule, with its `id` and `remaining` count.'), 400: invalid }
-    })
+    body: FaultCreate,
+    responses: { 201: ref('SandboxFault', 'The rule, with its `id` and `remaining` count.') }
   }, async (request, reply) => {
     const rule = request.body
     const violations: Violation[] = []
@@ -44,28 +42,26 @@ export default async function faultRules (app: FastifyInstance): Promise<void> {
     return reply.code(201).send(app.faults.add(rule, app.clock.iso()))
   })
 
-  app.delete('/_sandbox/faults', {
-    config: adminConfig,
-    schema: control({
-      summary: 'Delete every fault rule',
-      operationId: 'sandboxClearFaults',
-      description: 'Back to normal service.',
-      response: { 204: noContent('Deleted.') }
-    })
+  control(app, {
+    id: 'sandboxClearFaults',
+    method: 'DELETE',
+    url: '/_sandbox/faults',
+    summary: 'Delete every fault rule',
+    description: 'Back to normal service.',
+    responses: { 204: noContent('Deleted.') }
   }, async (_request, reply) => {
     app.faults.clear()
     return reply.code(204).send()
   })
 
-  app.delete<{ Params: { id: string } }>('/_sandbox/faults/:id', {
-    config: adminConfig,
-    schema: control({
-      summary: 'Delete a fault rule',
-      operationId: 'sandboxDeleteFault',
-      description: 'Removes one rule.',
-      params: FaultParams,
-      response: { 204: noContent('Deleted.'), 400: invalid, 404: errorResponse('No active rule has this id (`entity_not_found`, `details.entity: "fault"`).') }
-    })
+  control(app, {
+    id: 'sandboxDeleteFault',
+    method: 'DELETE',
+    url: '/_sandbox/faults/:id',
+    summary: 'Delete a fault rule',
+    description: 'Removes one rule.',
+    params: FaultParams,
+    responses: { 204: noContent('Deleted.'), 404: errorResponse('No active rule has this id (`entity_not_found`, `details.entity: "fault"`).') }
   }, async (request, reply) => {
     if (!app.faults.delete(request.params.id)) throw entityNotFound('fault')
     return reply.code(204).send()

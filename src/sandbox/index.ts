@@ -1,5 +1,7 @@
-// The sandbox control API under /_sandbox (not part of the real service).
+// The sandbox control API under /_sandbox (not part of the real service), and the entities that
+// carry metadata until their own areas hold them.
 import type { FastifyInstance } from 'fastify'
+import { defineArea, type MetadataEntity } from '../kit/area.js'
 import health from './health.js'
 import state from './state.js'
 import clients from './clients.js'
@@ -7,9 +9,10 @@ import clock from './clock.js'
 import log from './log.js'
 import faultRules from './fault-rules.js'
 import dashboard from './dashboard.js'
-import { loadSeed } from './fixtures.js'
+import { entitiesFixture, loadSeed, organizationsFixture } from './fixtures.js'
+import { migrations } from './migrations.js'
 
-export default async function sandboxArea (app: FastifyInstance): Promise<void> {
+async function sandboxRoutes (app: FastifyInstance): Promise<void> {
   // A bad seed file stops the start-up here, with every bad path in the message.
   const seed = app.config.seedFile === undefined ? undefined : await loadSeed(app, app.config.seedFile)
   await app.register(health)
@@ -20,3 +23,33 @@ export default async function sandboxArea (app: FastifyInstance): Promise<void> 
   await app.register(faultRules)
   await app.register(dashboard)
 }
+
+/** An entity created through `/_sandbox/entities`: the sandbox keeps only its owner. */
+const entity = (segment: string, name: string, param: string, title: string, operation: string): MetadataEntity => ({
+  segment,
+  name,
+  param,
+  title,
+  operation,
+  ownerOf: async (app, organizationId, id) => (await app.storage.entities.get(organizationId, segment, id))?.userId
+})
+
+export default defineArea({
+  name: 'sandbox',
+  tags: [{ name: 'Sandbox', description: 'Sandbox control API: not part of the real service.' }],
+  migrations,
+  fixtures: [organizationsFixture, entitiesFixture],
+  metadataEntities: [
+    entity('accounts', 'account', 'accountId', 'account', 'Account'),
+    entity('files', 'file', 'fileId', 'file', 'File'),
+    entity('external-accounts', 'external-account', 'externalAccountId', 'external account', 'ExternalAccount'),
+    entity('transactions', 'transaction', 'transactionId', 'transaction', 'Transaction')
+  ],
+  // A full reset also removes every fault rule and gives the clock back its real time.
+  reset: (app, organizationId) => {
+    if (organizationId !== undefined) return
+    app.faults.clear()
+    app.clock.real()
+  },
+  plugin: sandboxRoutes
+})

@@ -1,37 +1,35 @@
 // The request log's routes: read it (filtered, newest first) and clear it.
 import type { FastifyInstance } from 'fastify'
 import { RequestLogQuery, RequestLogView } from '../../schemas/sandbox.js'
-import { adminConfig, control, invalid, noContent } from './route.js'
+import { control, noContent } from '../kit/operation.js'
 
 export default async function log (app: FastifyInstance): Promise<void> {
-  app.get<{ Querystring: RequestLogQuery }>('/_sandbox/requests', {
-    config: adminConfig,
-    schema: control({
-      summary: 'Read the request log',
-      operationId: 'sandboxListRequests',
-      description: 'The most recent requests, newest first: method, path, status, duration, request id, client, sandbox time, ' +
+  control(app, {
+    id: 'sandboxListRequests',
+    method: 'GET',
+    url: '/_sandbox/requests',
+    summary: 'Read the request log',
+    description: 'The most recent requests, newest first: method, path, status, duration, request id, client, sandbox time, ' +
         'and the headers and bodies of request and answer. Credentials are masked (`Authorization` keeps its scheme only, cookies are dropped, ' +
         'fields such as `client_secret`, `access_token`, `refresh_token`, `clientSecret` and `secret` read `[redacted]`) and bodies longer than ' +
         '4096 characters are cut. The log is in memory and bounded by REQUEST_LOG_SIZE (oldest dropped); a restart empties it, a reset does not. ' +
         'Not logged: reads of the control API (`GET /_sandbox/...`: the dashboard, health, clock, clients, ...) and the log\'s own routes. ' +
         'Filters combine: `method`, `path` (exact, or with `*` for any characters), `status` (`404` or `4xx`), `clientId`, `limit` (default 100).',
-      querystring: RequestLogQuery,
-      response: { 200: { description: 'The log.', ...RequestLogView }, 400: invalid }
-    })
+    querystring: RequestLogQuery,
+    responses: { 200: { description: 'The log.', ...RequestLogView } }
   }, async (request) => ({
     requests: app.requestLog.list(request.query),
     total: app.requestLog.size,
     capacity: app.requestLog.capacity
   }))
 
-  app.delete('/_sandbox/requests', {
-    config: adminConfig,
-    schema: control({
-      summary: 'Clear the request log',
-      operationId: 'sandboxClearRequests',
-      description: 'Empties the request log.',
-      response: { 204: noContent('Cleared.') }
-    })
+  control(app, {
+    id: 'sandboxClearRequests',
+    method: 'DELETE',
+    url: '/_sandbox/requests',
+    summary: 'Clear the request log',
+    description: 'Empties the request log.',
+    responses: { 204: noContent('Cleared.') }
   }, async (_request, reply) => {
     app.requestLog.clear()
     return reply.code(204).send()

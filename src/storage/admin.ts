@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Db } from './db.js'
 import type { EntityRecord, NewClient, Organization, UserRecord } from './types.js'
-import { emailKey } from './core.js'
+import { emailKey, isConstraint } from './core.js'
 import { memoOf } from './memo.js'
 import { etagOf } from './metadata.js'
 
@@ -15,31 +15,40 @@ export interface FixtureMetadata {
   metadata: Record<string, unknown>
 }
 
-/** Everything a fixture creates, already checked: loaded in one transaction or not at all. */
-export interface FixturePlan {
-  organizations: Organization[]
-  users: UserRecord[]
-  clients: Array<NewClient & { createdAt: string }>
-  entities: EntityRecord[]
-  metadata: FixtureMetadata[]
+/** The rows of the core's tables a fixture writes, synchronously, inside `atomically`. */
+export interface FixtureRows {
+  organization: (o: Organization) => void
+  user: (u: UserRecord) => void
+  client: (c: NewClient & { createdAt: string }) => void
+  entity: (e: EntityRecord) => void
+  metadata: (m: FixtureMetadata, updatedAt: string) => void
+}
+
+/** A write that conflicts with data already stored (a unique or foreign key); nothing was written. */
+export class StoreConflict extends Error {
+  constructor (cause: unknown) {
+    super('The write conflicts with stored data', { cause })
+    this.name = 'StoreConflict'
+  }
 }
 
 export interface AdminStore {
+  /**
+   * Runs `work` in one transaction, all or nothing, forgetting what the storage remembers. A
+   * constraint that fails is a StoreConflict.
+   */
+  atomically (work: () => void): Promise<void>
+  readonly fixtureRows: FixtureRows
   /** Deletes every row of every table but settings and migrations; or only one organization's rows. */
   reset (organizationId?: string): Promise<void>
-  /** Inserts a checked fixture atomically; throws (and inserts nothing) on any constraint failure. */
-  loadFixture (plan: FixturePlan, updatedAt: string): Promise<void>
   /** The organization of a user, whichever organization it is in. */
   userOrganization (userId: string): Promise<string | undefined>
   /** An entity by id, whichever organization and type. */
   entity (id: string): Promise<{ type: string, organizationId: string, userId: string } | undefined>
-  /** Whether a seed file with this digest was loaded into this database (a full reset forgets it). */
-  seedLoaded (digest: string): Promise<boolean>
-  markSeedLoaded (digest: string, at: string): Promise<void>
 }
 
 // Kept by a reset: the signing key and friends, and the migration record.
-const KEEP = new Set(['settings', 'schema_migrations'])
+const KEEP = new Set(['settings', 'migrations'])
 
 const quote = (name: string): string => `"${name.replace(/"/g, '""')}"`
 
@@ -60,8 +69,6 @@ export function adminStore (db: Db): AdminStore {
     ON CONFLICT (entity_type, entity_id) DO UPDATE SET organization_id = excluded.organization_id, body = excluded.body, etag = excluded.etag, updated_at = excluded.updated_at`)
   const userOrganization = db.prepare<[string], { organization_id: string }>('SELECT organization_id FROM users WHERE id = ?')
   const entity = db.prepare<[string], { type: string, organization_id: string, user_id: string }>('SELECT type, organization_id, user_id FROM entities WHERE id = ?')
-  const seedLoaded = db.prepare<[string], { digest: string }>('SELECT digest FROM sandbox_seeds WHERE digest = ?')
-  const markSeed = db.prepare('INSERT OR IGNORE INTO sandbox_seeds (digest, loaded_at) VALUES (?, ?)')
   const memo = memoOf(db)
 
   return {
@@ -79,31 +86,39 @@ export function adminStore (db: Db): AdminStore {
       }).immediate()
     },
 
-    async loadFixture (plan, updatedAt) {
-      db.transaction(() => {
-        memo.clear()
-        for (const o of plan.organizations) insertOrganization.run(o.id, o.name, o.createdAt)
-        for (const u of plan.users) insertUser.run(u.id, u.organizationId, u.email, emailKey(u.email), JSON.stringify(u.record), u.createdAt)
-        for (const c of plan.clients) {
-          insertClient.run({
-            id: c.id,
-            organizationId: c.organizationId,
-            name: c.name ?? '',
-            secretSalt: c.secretSalt,
-            secretHash: c.secretHash,
-            scopes: JSON.stringify(c.scopes),
-            refreshTokens: c.refreshTokens ? 1 : 0,
-            userId: c.userId ?? null,
-            generation: randomUUID(),
-            createdAt: c.createdAt
-          })
-        }
-        for (const e of plan.entities) insertEntity.run(e.id, e.organizationId, e.type, e.userId, JSON.stringify(e.record), e.createdAt)
-        for (const m of plan.metadata) {
-          const body = JSON.stringify(m.metadata)
-          upsertMetadata.run(m.entityType, m.entityId, m.organizationId, body, etagOf(body), updatedAt)
-        }
-      }).immediate()
+    async atomically (work) {
+      try {
+        db.transaction(() => {
+          memo.clear()
+          work()
+        }).immediate()
+      } catch (err) {
+        throw isConstraint(err) ? new StoreConflict(err) : err
+      }
+    },
+
+    fixtureRows: {
+      organization: o => { insertOrganization.run(o.id, o.name, o.createdAt) },
+      user: u => { insertUser.run(u.id, u.organizationId, u.email, emailKey(u.email), JSON.stringify(u.record), u.createdAt) },
+      client: c => {
+        insertClient.run({
+          id: c.id,
+          organizationId: c.organizationId,
+          name: c.name ?? '',
+          secretSalt: c.secretSalt,
+          secretHash: c.secretHash,
+          scopes: JSON.stringify(c.scopes),
+          refreshTokens: c.refreshTokens ? 1 : 0,
+          userId: c.userId ?? null,
+          generation: randomUUID(),
+          createdAt: c.createdAt
+        })
+      },
+      entity: e => { insertEntity.run(e.id, e.organizationId, e.type, e.userId, JSON.stringify(e.record), e.createdAt) },
+      metadata: (m, updatedAt) => {
+        const body = JSON.stringify(m.metadata)
+        upsertMetadata.run(m.entityType, m.entityId, m.organizationId, body, etagOf(body), updatedAt)
+      }
     },
 
     async userOrganization (userId) {
@@ -113,14 +128,6 @@ export function adminStore (db: Db): AdminStore {
     async entity (id) {
       const row = entity.get(id)
       return row === undefined ? undefined : { type: row.type, organizationId: row.organization_id, userId: row.user_id }
-    },
-
-    async seedLoaded (digest) {
-      return seedLoaded.get(digest) !== undefined
-    },
-
-    async markSeedLoaded (digest, at) {
-      markSeed.run(digest, at)
     }
   }
 }

@@ -3,13 +3,14 @@
 // request paths (users, refresh tokens, dispatched events) go through the group commit.
 import { groupCommit, type Db } from './db.js'
 import type {
-  ClientRecord, ClientStore, EntityRecord, EntityStore, EventRecord, EventStore, NewClient, NewEvent,
+  ClientRecord, ClientStore, EntityRecord, EntityStore, EventRecord, EventStore, NewClient,
   Organization, OrganizationStore, RefreshTokenRecord, RefreshTokenStore, RotateResult, SettingsStore,
   UserRecord, UserStore
 } from './types.js'
 import { randomUUID } from 'node:crypto'
 import { metadataInserter } from './metadata.js'
 import { memoOf } from './memo.js'
+import { recordEvent } from './outbox.js'
 
 interface ClientRow {
   id: string,
@@ -74,6 +75,8 @@ const toEvent = (r: EventRow): EventRecord => ({
   seq: r.seq, id: r.id, organizationId: r.organization_id, type: r.type, payload: JSON.parse(r.payload) as Record<string, unknown>, createdAt: r.created_at
 })
 
+export const isConstraint = (err: unknown): boolean => (err as { code?: string }).code?.startsWith('SQLITE_CONSTRAINT') === true
+
 /** E-mail addresses compare case-insensitively within an organization. */
 export const emailKey = (email: string): string => email.toLowerCase()
 
@@ -121,7 +124,7 @@ export function clientStore (db: Db): ClientStore {
       return (organizationId === undefined ? listAll.all() : listOrg.all(organizationId)).map(toClient)
     },
     async create (c: NewClient, createdAt) {
-      insert.run({
+      const row = {
         id: c.id,
         organizationId: c.organizationId,
         name: c.name ?? '',
@@ -132,7 +135,13 @@ export function clientStore (db: Db): ClientStore {
         userId: c.userId ?? null,
         generation: randomUUID(),
         createdAt
-      })
+      }
+      try {
+        insert.run(row)
+      } catch (err) {
+        if (isConstraint(err)) return undefined
+        throw err
+      }
       return toClient(get.get(c.id)!)
     },
     async rotateSecret (id, salt, hash) {
@@ -180,25 +189,17 @@ export function refreshTokenStore (db: Db): RefreshTokenStore {
   }
 }
 
-export function eventStore (db: Db): EventStore & { appendSync: (e: NewEvent) => EventRecord } {
-  const insert = db.prepare('INSERT INTO events (id, organization_id, type, payload, created_at) VALUES (?, ?, ?, ?, ?)')
-  const getSeq = db.prepare<[number | bigint], EventRow>('SELECT seq, id, organization_id, type, payload, created_at FROM events WHERE seq = ?')
+export function eventStore (db: Db): EventStore {
   const pending = db.prepare<[number], EventRow>('SELECT seq, id, organization_id, type, payload, created_at FROM events WHERE dispatched = 0 ORDER BY seq LIMIT ?')
   const mark = db.prepare('UPDATE events SET dispatched = 1 WHERE seq = ?')
   const write = groupCommit(db)
-  const appendSync = (e: NewEvent): EventRecord => {
-    const info = insert.run(e.id, e.organizationId, e.type, JSON.stringify(e.payload), e.createdAt)
-    return toEvent(getSeq.get(info.lastInsertRowid)!)
-  }
   return {
-    appendSync,
-    async append (e) { return appendSync(e) },
     async pending (limit) { return pending.all(limit).map(toEvent) },
     async markDispatched (seq) { await write(() => mark.run(seq)) }
   }
 }
 
-export function userStore (db: Db, events: { appendSync: (e: NewEvent) => EventRecord }): UserStore {
+export function userStore (db: Db): UserStore {
   const get = db.prepare<[string, string], UserRow>('SELECT id, organization_id, email, record, created_at FROM users WHERE organization_id = ? AND id = ?')
   const exists = db.prepare<[string, string], number>('SELECT 1 FROM users WHERE id = ? AND organization_id = ?').pluck()
   const byEmail = db.prepare<[string, string], UserRow>('SELECT id, organization_id, email, record, created_at FROM users WHERE organization_id = ? AND email_key = ?')
@@ -230,7 +231,7 @@ export function userStore (db: Db, events: { appendSync: (e: NewEvent) => EventR
         const info = insert.run(u.id, u.organizationId, u.email, emailKey(u.email), JSON.stringify(u.record), u.createdAt)
         if (info.changes === 0) return undefined
         if (metadata !== undefined) insertMetadata({ organizationId: u.organizationId, entity: 'users', entityId: u.id }, metadata)
-        for (const e of newEvents) events.appendSync(e)
+        for (const e of newEvents) recordEvent(db, e)
         return u
       })
     }
@@ -247,7 +248,12 @@ export function entityStore (db: Db): EntityStore {
       return row === undefined ? undefined : toEntity(row)
     },
     async create (e) {
-      insert.run(e.id, e.organizationId, e.type, e.userId, JSON.stringify(e.record), e.createdAt)
+      try {
+        insert.run(e.id, e.organizationId, e.type, e.userId, JSON.stringify(e.record), e.createdAt)
+      } catch (err) {
+        if (isConstraint(err)) return undefined
+        throw err
+      }
       return e
     },
     async listForUser (org, userId) { return listForUser.all(org, userId).map(toEntity) }

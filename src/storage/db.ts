@@ -1,9 +1,10 @@
-// Opens the SQLite database and applies the numbered migrations in order, each in its own
-// transaction, recording the version reached in `schema_migrations`.
+// Opens the SQLite database and applies the core's migrations; and the group commit, the one
+// write path of the request paths.
 import Database from 'better-sqlite3'
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
-import { migrations } from './migrations/index.js'
+import { migrate } from './migrate.js'
+import { migrations as coreMigrations } from './core-migrations.js'
 
 export type Db = Database.Database
 
@@ -22,7 +23,7 @@ export function openDatabase (path: string): Db {
   // 4 MiB of page cache (the driver's default is 16): the sandbox's hot pages are few, and under a
   // stream of inserts a large cache only fills with pages that are written once.
   db.pragma('cache_size = -4000')
-  migrate(db)
+  migrate(db, coreMigrations.map(m => ({ ...m, name: `core/${m.name}` })))
   return db
 }
 
@@ -40,6 +41,14 @@ export interface GroupCommit {
 }
 
 const groupCommits = new WeakMap<Db, GroupCommit>()
+const commitHooks = new WeakMap<Db, Array<() => void>>()
+
+/** Runs `hook` after every group commit of the database that committed. */
+export function afterCommit (db: Db, hook: () => void): void {
+  let hooks = commitHooks.get(db)
+  if (hooks === undefined) commitHooks.set(db, hooks = [])
+  hooks.push(hook)
+}
 
 /**
  * The database's group commit. With synchronous=FULL every commit waits for the disk (an fsync,
@@ -89,6 +98,7 @@ export function groupCommit (db: Db): GroupCommit {
       for (const job of jobs) job.reject(error)
       return
     }
+    for (const hook of commitHooks.get(db) ?? []) hook()
     jobs.forEach((job, i) => {
       const outcome = outcomes[i]
       if (outcome.ok) job.resolve(outcome.value)
@@ -101,20 +111,4 @@ export function groupCommit (db: Db): GroupCommit {
   }), { flush })
   groupCommits.set(db, commit)
   return commit
-}
-
-export function migrate (db: Db): number {
-  db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)')
-  const applied = new Set((db.prepare('SELECT version FROM schema_migrations').all() as Array<{ version: number }>).map(r => r.version))
-  const record = db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)')
-  let latest = Math.max(0, ...applied)
-  for (const m of [...migrations].sort((a, b) => a.version - b.version)) {
-    if (applied.has(m.version)) continue
-    db.transaction(() => {
-      db.exec(m.sql)
-      record.run(m.version, m.name, new Date().toISOString())
-    })()
-    latest = m.version
-  }
-  return latest
 }

@@ -94,7 +94,8 @@ export interface OrganizationStore {
 export interface ClientStore {
   get (id: string): Promise<ClientRecord | undefined>
   list (organizationId?: string): Promise<ClientRecord[]>
-  create (client: NewClient, createdAt: string): Promise<ClientRecord>
+  /** Undefined when a client with this id exists. */
+  create (client: NewClient, createdAt: string): Promise<ClientRecord | undefined>
   /** Replaces the secret and the generation; returns the updated client or undefined. */
   rotateSecret (id: string, secretSalt: string, secretHash: string): Promise<ClientRecord | undefined>
   delete (id: string): Promise<boolean>
@@ -127,12 +128,12 @@ export interface UserStore {
 
 export interface EntityStore {
   get (organizationId: string, type: string, id: string): Promise<EntityRecord | undefined>
-  create (entity: EntityRecord): Promise<EntityRecord>
+  /** Undefined when an entity with this id exists, or its user does not. */
+  create (entity: EntityRecord): Promise<EntityRecord | undefined>
   listForUser (organizationId: string, userId: string): Promise<EntityRecord[]>
 }
 
 export interface EventStore {
-  append (event: NewEvent): Promise<EventRecord>
   /** Events not yet handed to the webhooks area, oldest first. */
   pending (limit: number): Promise<EventRecord[]>
   markDispatched (seq: number): Promise<void>

@@ -44,7 +44,7 @@ export const countryNotSupported = (property: string): ApiError =>
  * Whether the catalogue's country has no restriction of this scope (a country in
  * UNSUPPORTED_COUNTRIES has all of them; fixtures can restrict more).
  */
-export const isCountrySupported = (app: FastifyInstance, country: string, scope: CountryRestrictionScope = 'residence'): boolean =>
+export const isCountrySupported = (app: FastifyInstance, country: string, scope: CountryRestrictionScope = 'residence'): Promise<boolean> =>
   countryAllows(app, country, scope)
 
 /** `YYYY-MM-DD` of the sandbox clock's date, `years` earlier. */
@@ -54,15 +54,15 @@ function yearsAgo (app: FastifyInstance, years: number): string {
 }
 
 /** The 409s of the creation body, first one found. */
-function check (app: FastifyInstance, input: NewUser, primaryCitizenship: string): void {
+async function check (app: FastifyInstance, input: NewUser, primaryCitizenship: string): Promise<void> {
   const countries: Array<[string, string | undefined, CountryRestrictionScope]> = [
     ['primaryCitizenship', primaryCitizenship, 'citizenship'], ['address.country', input.address.country, 'residence'], ['phone.country', input.phone?.country, 'phone']
   ]
   for (const [property, country, scope] of countries) {
-    if (country !== undefined && !isCountrySupported(app, country, scope)) throw countryNotSupported(property)
+    if (country !== undefined && !await isCountrySupported(app, country, scope)) throw countryNotSupported(property)
   }
   const { subdivision, country } = input.address
-  if (subdivision !== undefined && !subdivisionAllowsResidence(app, country, subdivision)) {
+  if (subdivision !== undefined && !await subdivisionAllowsResidence(app, country, subdivision)) {
     throw conflict('subdivision_not_supported', 'The subdivision is not supported', { context: 'body', property: 'address.subdivision' })
   }
   if (input.partnerOnboardedAt !== undefined && !(Date.parse(input.partnerOnboardedAt) < app.clock.now())) {
@@ -96,7 +96,7 @@ const defined = <T extends object>(value: T): T =>
  */
 export async function createUser (app: FastifyInstance, organizationId: string, input: NewUser): Promise<CreatedUser> {
   const primaryCitizenship = input.primaryCitizenship ?? input.address.country
-  check(app, input, primaryCitizenship)
+  await check(app, input, primaryCitizenship)
 
   const now = app.clock.iso()
   const { country, subdivision, city, line1, line2, postalCode } = input.address
@@ -125,6 +125,5 @@ export async function createUser (app: FastifyInstance, organizationId: string, 
   const event = app.events.build(organizationId, 'core.user.created', { user })
   const created = await app.storage.users.create({ id: user.id, organizationId, email: user.email, record: user, createdAt: now }, [event], metadata)
   if (created === undefined) throw emailAlreadyExists()
-  app.events.recorded()
   return errors === undefined ? { user } : { user, errors }
 }

@@ -10,11 +10,12 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { Clock } from '../clock.js'
 import type { EventBus } from '../events.js'
 import type { Storage } from '../storage/index.js'
-import type { AttemptOutcome, DueDelivery } from '../storage/webhooks.js'
+import type { AttemptOutcome, DueDelivery, WebhooksStore } from './store.js'
 import { newMessageId, sign } from './signing.js'
 
 export interface DispatcherOptions {
   storage: Storage
+  store: WebhooksStore
   clock: Clock
   events: EventBus
   log: FastifyBaseLogger
@@ -91,12 +92,12 @@ export class Dispatcher {
       const events = await storage.events.pending(BATCH)
       for (const event of events) {
         // Idempotent per (event, endpoint): a crash before the mark only repeats a no-op.
-        await storage.webhooks.fanOut(event, clock.now(), newMessageId)
+        await this.#o.store.fanOut(event, clock.now(), newMessageId)
         await storage.events.markDispatched(event.seq)
       }
       if (events.length < BATCH || this.#stopped) break
     }
-    for (const delivery of await storage.webhooks.due(clock.now(), BATCH)) {
+    for (const delivery of await this.#o.store.due(clock.now(), BATCH)) {
       if (this.#stopped) break
       const id = delivery.message.id
       if (this.#inFlight.has(id)) continue
@@ -115,7 +116,7 @@ export class Dispatcher {
   async #arm (): Promise<void> {
     clearTimeout(this.#timer)
     if (this.#stopped || this.#o.clock.frozen) return
-    const at = await this.#o.storage.webhooks.nextDueAt()
+    const at = await this.#o.store.nextDueAt()
     if (at === undefined) return
     const delay = at - this.#o.clock.now()
     // Due already: it is in flight, and its end runs the next pass.
@@ -147,7 +148,7 @@ export class Dispatcher {
     }
     const durationMs = Math.round(performance.now() - started)
     const now = clock.now()
-    await this.#o.storage.webhooks.recordAttempt({
+    await this.#o.store.recordAttempt({
       id: randomUUID(),
       organizationId: message.organizationId,
       messageId: message.id,

@@ -2,15 +2,20 @@
 // the dispatcher that delivers the outbox, started when the app is ready and stopped on close.
 import type { FastifyInstance } from 'fastify'
 import { WEBHOOK_SCHEMAS } from '../../schemas/webhooks.js'
+import { defineArea } from '../kit/area.js'
 import { Dispatcher } from './dispatcher.js'
+import { migrations } from './migrations.js'
+import { webhooksStore } from './store.js'
 import { WebhooksService } from './service.js'
 import managementLinkRoutes from './management-link.js'
 import portalRoutes from './portal/routes.js'
 import sandboxWebhookRoutes from './sandbox-routes.js'
 
-export default async function webhooksArea (app: FastifyInstance): Promise<void> {
+async function webhooksRoutes (app: FastifyInstance): Promise<void> {
+  const store = app.storage.store(webhooksStore)
   const dispatcher = new Dispatcher({
     storage: app.storage,
+    store,
     clock: app.clock,
     events: app.events,
     log: app.log.child({ area: 'webhooks' }),
@@ -22,8 +27,15 @@ export default async function webhooksArea (app: FastifyInstance): Promise<void>
   app.addHook('onClose', async () => { await dispatcher.stop() })
 
   for (const schema of WEBHOOK_SCHEMAS) app.addSchema(schema)
-  const service = new WebhooksService(app, dispatcher)
+  const service = new WebhooksService(app, dispatcher, store)
   await app.register(managementLinkRoutes, { service })
   await app.register(portalRoutes, { service })
   await app.register(sandboxWebhookRoutes, { service })
 }
+
+export default defineArea({
+  name: 'webhooks',
+  tags: [{ name: 'Webhooks', description: 'Webhook management links.' }],
+  migrations,
+  plugin: webhooksRoutes
+})

@@ -1,8 +1,7 @@
 // POST /core/webhooks/management-link: a link to the webhooks portal of the caller's organization.
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { commonErrorResponses } from '../../schemas/common.js'
 import { ManagementLinkResponse } from '../../schemas/webhooks.js'
-import { oauthSecurity } from '../auth/guard.js'
+import { operation } from '../kit/operation.js'
 import type { WebhooksService } from './service.js'
 import { acceptEmptyJson } from './empty-json.js'
 
@@ -18,13 +17,15 @@ function baseUrl (app: FastifyInstance, request: FastifyRequest): string {
 export default async function managementLinkRoutes (app: FastifyInstance, { service }: { service: WebhooksService }): Promise<void> {
   acceptEmptyJson(app)
 
-  app.post('/core/webhooks/management-link', {
-    config: { auth: { scopes: [SCOPE], subjects: ['client'] } },
-    schema: {
-      tags: ['Webhooks'],
-      summary: 'Request a webhook management link',
-      operationId: 'createWebhookManagementLink',
-      description: 'Creates a link to the webhooks portal of the caller\'s organization: a page served by this sandbox where a person adds ' +
+  operation(app, {
+    id: 'createWebhookManagementLink',
+    method: 'POST',
+    url: '/core/webhooks/management-link',
+    tag: 'Webhooks',
+    scopes: [SCOPE],
+    subjects: ['client'],
+    summary: 'Request a webhook management link',
+    description: 'Creates a link to the webhooks portal of the caller\'s organization: a page served by this sandbox where a person adds ' +
         'endpoints (with event-type filters), sees their signing secrets, disables or deletes them, sends a test event (`webhook.test`), ' +
         'and sees recent messages with every delivery attempt and replays them. No request body. ' +
         'The link works until `expiresAt` (`MANAGEMENT_LINK_TTL_SECONDS`, default 3600, by the sandbox clock); afterwards the page answers 410. ' +
@@ -35,13 +36,8 @@ export default async function managementLinkRoutes (app: FastifyInstance, { serv
         'keyed with the base64-decoded part of the endpoint\'s `whsec_` secret); body `{ id, type, createdAt, data }`. Any answer other than 2xx, ' +
         'a redirect included, or no answer within `WEBHOOK_TIMEOUT_MS` is retried after each delay of `WEBHOOK_RETRY_SCHEDULE` (sandbox-clock seconds), ' +
         'then the message has failed. Every attempt is kept, and deliveries pending at a restart resume.',
-      security: oauthSecurity([SCOPE]),
-      response: {
-        201: { description: 'Link created.', ...ManagementLinkResponse },
-        401: commonErrorResponses[401],
-        403: commonErrorResponses[403],
-        429: commonErrorResponses[429]
-      }
+    responses: {
+      201: { description: 'Link created.', ...ManagementLinkResponse }
     }
   }, async (request, reply) => {
     const managementLink = await service.createManagementLink(request.auth!.organizationId, baseUrl(app, request))

@@ -1,155 +1,131 @@
 // The portal's operations as JSON under /_sandbox/webhooks, for scripts and the dashboard. Each
 // call works on one organization, named by `organizationId` in the body or the query (the demo
 // organization when neither is given); listing messages without one lists every organization's.
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
 import { entityNotFound } from '../errors.js'
-import { adminSecurity } from '../auth/guard.js'
+import { control } from '../kit/operation.js'
 import { errorResponse } from '../../schemas/common.js'
 import {
   EndpointIdParams, EndpointListResponse, EndpointResponse, MessageIdParams, MessageListResponse, MessageResponse,
   SandboxCreateEndpointRequest, SandboxMessageQuery, SandboxOrganizationBody, SandboxOrganizationQuery, SandboxUpdateEndpointRequest,
-  type CreateEndpointRequest, type UpdateEndpointRequest
 } from '../../schemas/webhooks.js'
 import type { WebhooksService } from './service.js'
 import { acceptEmptyJson } from './empty-json.js'
 
 const ORGANIZATION = 'The organization is `organizationId` from the body or the query, else the demo organization; an unknown one is 404 `entity_not_found` (`organization`).'
-const admin = { admin: true }
-const common = { tags: ['Sandbox'], security: adminSecurity }
-const adminErrors = {
-  400: errorResponse('Invalid parameters (`request_invalid`).'),
-  401: errorResponse('The sandbox admin token is missing or wrong (only when SANDBOX_ADMIN_TOKEN is set).')
-}
 
 export default async function sandboxWebhookRoutes (app: FastifyInstance, { service }: { service: WebhooksService }): Promise<void> {
   acceptEmptyJson(app)
 
   /** The organization a call is about; it must exist. */
-  async function organizationOf (request: FastifyRequest): Promise<string> {
-    const body = request.body as { organizationId?: string } | null | undefined
-    const query = request.query as { organizationId?: string } | undefined
-    const organizationId = body?.organizationId ?? query?.organizationId ?? app.config.demoClient.organizationId
+  async function organizationOf (named: { organizationId?: string } | null | undefined, query: { organizationId?: string }): Promise<string> {
+    const organizationId = named?.organizationId ?? query.organizationId ?? app.config.demoClient.organizationId
     if (await app.storage.organizations.get(organizationId) === undefined) throw entityNotFound('organization')
     return organizationId
   }
 
-  app.get('/_sandbox/webhooks/endpoints', {
-    config: admin,
-    schema: {
-      ...common,
-      summary: 'List webhook endpoints',
-      operationId: 'sandboxListWebhookEndpoints',
-      description: `The endpoints of one organization, oldest first, with their signing secrets. ${ORGANIZATION}`,
-      querystring: SandboxOrganizationQuery,
-      response: { 200: EndpointListResponse, ...adminErrors, 404: errorResponse('Unknown organization.') }
-    }
-  }, async request => ({ endpoints: await service.listEndpoints(await organizationOf(request)) }))
+  control(app, {
+    id: 'sandboxListWebhookEndpoints',
+    method: 'GET',
+    url: '/_sandbox/webhooks/endpoints',
+    summary: 'List webhook endpoints',
+    description: `The endpoints of one organization, oldest first, with their signing secrets. ${ORGANIZATION}`,
+    querystring: SandboxOrganizationQuery,
+    responses: { 200: EndpointListResponse, 404: errorResponse('Unknown organization.') }
+  }, async request => ({ endpoints: await service.listEndpoints(await organizationOf(undefined, request.query)) }))
 
-  app.post('/_sandbox/webhooks/endpoints', {
-    config: admin,
-    schema: {
-      ...common,
-      summary: 'Add a webhook endpoint',
-      operationId: 'sandboxCreateWebhookEndpoint',
-      description: 'Adds an endpoint as the portal does: an absolute http(s) `url`, optional `eventTypes` (from the event catalogue; empty or ' +
+  control(app, {
+    id: 'sandboxCreateWebhookEndpoint',
+    method: 'POST',
+    url: '/_sandbox/webhooks/endpoints',
+    summary: 'Add a webhook endpoint',
+    description: 'Adds an endpoint as the portal does: an absolute http(s) `url`, optional `eventTypes` (from the event catalogue; empty or ' +
         `omitted: every event type), optional \`description\` and \`disabled\`. A signing secret (\`whsec_...\`) is generated. ${ORGANIZATION}`,
-      querystring: SandboxOrganizationQuery,
-      body: SandboxCreateEndpointRequest,
-      response: { 201: EndpointResponse, ...adminErrors, 404: errorResponse('Unknown organization.') }
-    }
+    querystring: SandboxOrganizationQuery,
+    body: SandboxCreateEndpointRequest,
+    responses: { 201: EndpointResponse, 404: errorResponse('Unknown organization.') }
   }, async (request, reply) => {
-    const { organizationId: _, ...input } = request.body as CreateEndpointRequest & { organizationId?: string }
-    const endpoint = await service.createEndpoint(await organizationOf(request), input)
+    const { organizationId: _, ...input } = request.body
+    const endpoint = await service.createEndpoint(await organizationOf(request.body, request.query), input)
     return reply.code(201).send({ endpoint })
   })
 
-  app.patch('/_sandbox/webhooks/endpoints/:id', {
-    config: admin,
-    schema: {
-      ...common,
-      summary: 'Change a webhook endpoint',
-      operationId: 'sandboxUpdateWebhookEndpoint',
-      description: 'Changes `url`, `description`, `eventTypes` or `disabled`. A disabled endpoint gets no new messages; its pending deliveries ' +
+  control(app, {
+    id: 'sandboxUpdateWebhookEndpoint',
+    method: 'PATCH',
+    url: '/_sandbox/webhooks/endpoints/:id',
+    summary: 'Change a webhook endpoint',
+    description: 'Changes `url`, `description`, `eventTypes` or `disabled`. A disabled endpoint gets no new messages; its pending deliveries ' +
         `wait and go out once it is enabled again. ${ORGANIZATION} An endpoint of another organization is 404.`,
-      params: EndpointIdParams,
-      querystring: SandboxOrganizationQuery,
-      body: SandboxUpdateEndpointRequest,
-      response: { 200: EndpointResponse, ...adminErrors, 404: errorResponse('Unknown organization or endpoint.') }
-    }
+    params: EndpointIdParams,
+    querystring: SandboxOrganizationQuery,
+    body: SandboxUpdateEndpointRequest,
+    responses: { 200: EndpointResponse, 404: errorResponse('Unknown organization or endpoint.') }
   }, async request => {
-    const { id } = request.params as { id: string }
-    const { organizationId: _, ...input } = request.body as UpdateEndpointRequest & { organizationId?: string }
-    return { endpoint: await service.updateEndpoint(await organizationOf(request), id, input) }
+    const { id } = request.params
+    const { organizationId: _, ...input } = request.body
+    return { endpoint: await service.updateEndpoint(await organizationOf(request.body, request.query), id, input) }
   })
 
-  app.delete('/_sandbox/webhooks/endpoints/:id', {
-    config: admin,
-    schema: {
-      ...common,
-      summary: 'Delete a webhook endpoint',
-      operationId: 'sandboxDeleteWebhookEndpoint',
-      description: `Deletes the endpoint with its messages and attempts. ${ORGANIZATION}`,
-      params: EndpointIdParams,
-      querystring: SandboxOrganizationQuery,
-      body: SandboxOrganizationBody,
-      response: { 204: Type.Null({ description: 'Deleted.' }), ...adminErrors, 404: errorResponse('Unknown organization or endpoint.') }
-    }
+  control(app, {
+    id: 'sandboxDeleteWebhookEndpoint',
+    method: 'DELETE',
+    url: '/_sandbox/webhooks/endpoints/:id',
+    summary: 'Delete a webhook endpoint',
+    description: `Deletes the endpoint with its messages and attempts. ${ORGANIZATION}`,
+    params: EndpointIdParams,
+    querystring: SandboxOrganizationQuery,
+    body: SandboxOrganizationBody,
+    responses: { 204: Type.Null({ description: 'Deleted.' }), 404: errorResponse('Unknown organization or endpoint.') }
   }, async (request, reply) => {
-    const { id } = request.params as { id: string }
-    await service.deleteEndpoint(await organizationOf(request), id)
+    const { id } = request.params
+    await service.deleteEndpoint(await organizationOf(request.body, request.query), id)
     return reply.code(204).send()
   })
 
-  app.post('/_sandbox/webhooks/endpoints/:id/test', {
-    config: admin,
-    schema: {
-      ...common,
-      summary: 'Send a test event to an endpoint',
-      operationId: 'sandboxSendWebhookTestEvent',
-      description: 'Queues a `webhook.test` event (`data: { endpointId, message }`) for this endpoint only, whatever its filter, delivered, signed ' +
+  control(app, {
+    id: 'sandboxSendWebhookTestEvent',
+    method: 'POST',
+    url: '/_sandbox/webhooks/endpoints/:id/test',
+    summary: 'Send a test event to an endpoint',
+    description: 'Queues a `webhook.test` event (`data: { endpointId, message }`) for this endpoint only, whatever its filter, delivered, signed ' +
         `and retried like any event. ${ORGANIZATION}`,
-      params: EndpointIdParams,
-      querystring: SandboxOrganizationQuery,
-      body: SandboxOrganizationBody,
-      response: { 202: MessageResponse, ...adminErrors, 404: errorResponse('Unknown organization or endpoint.'), 409: errorResponse('The endpoint is disabled (`endpoint_disabled`).') }
-    }
+    params: EndpointIdParams,
+    querystring: SandboxOrganizationQuery,
+    body: SandboxOrganizationBody,
+    responses: { 202: MessageResponse, 404: errorResponse('Unknown organization or endpoint.'), 409: errorResponse('The endpoint is disabled (`endpoint_disabled`).') }
   }, async (request, reply) => {
-    const { id } = request.params as { id: string }
-    return reply.code(202).send({ message: await service.sendTestEvent(await organizationOf(request), id) })
+    const { id } = request.params
+    return reply.code(202).send({ message: await service.sendTestEvent(await organizationOf(request.body, request.query), id) })
   })
 
-  app.get('/_sandbox/webhooks/messages', {
-    config: admin,
-    schema: {
-      ...common,
-      summary: 'List webhook messages',
-      operationId: 'sandboxListWebhookMessages',
-      description: 'Recent messages, newest first, each with every delivery attempt (time, status code or error, duration, start of the answer). ' +
+  control(app, {
+    id: 'sandboxListWebhookMessages',
+    method: 'GET',
+    url: '/_sandbox/webhooks/messages',
+    summary: 'List webhook messages',
+    description: 'Recent messages, newest first, each with every delivery attempt (time, status code or error, duration, start of the answer). ' +
         'Without `organizationId`, every organization\'s messages.',
-      querystring: SandboxMessageQuery,
-      response: { 200: MessageListResponse, ...adminErrors }
-    }
+    querystring: SandboxMessageQuery,
+    responses: { 200: MessageListResponse }
   }, async request => {
-    const query = request.query as { organizationId?: string, endpointId?: string, status?: 'pending' | 'delivered' | 'failed', limit?: number }
-    return { messages: await service.listMessages(query) }
+    return { messages: await service.listMessages(request.query) }
   })
 
-  app.post('/_sandbox/webhooks/messages/:id/replay', {
-    config: admin,
-    schema: {
-      ...common,
-      summary: 'Replay a webhook message',
-      operationId: 'sandboxReplayWebhookMessage',
-      description: 'Delivers the message again now, with the same `webhook-id` and a fresh retry schedule; the attempts follow in the message. ' +
+  control(app, {
+    id: 'sandboxReplayWebhookMessage',
+    method: 'POST',
+    url: '/_sandbox/webhooks/messages/:id/replay',
+    summary: 'Replay a webhook message',
+    description: 'Delivers the message again now, with the same `webhook-id` and a fresh retry schedule; the attempts follow in the message. ' +
         `${ORGANIZATION} The endpoint must be enabled (else 409 \`endpoint_disabled\`).`,
-      params: MessageIdParams,
-      querystring: SandboxOrganizationQuery,
-      body: SandboxOrganizationBody,
-      response: { 202: MessageResponse, ...adminErrors, 404: errorResponse('Unknown organization or message.'), 409: errorResponse('The endpoint is disabled (`endpoint_disabled`).') }
-    }
+    params: MessageIdParams,
+    querystring: SandboxOrganizationQuery,
+    body: SandboxOrganizationBody,
+    responses: { 202: MessageResponse, 404: errorResponse('Unknown organization or message.'), 409: errorResponse('The endpoint is disabled (`endpoint_disabled`).') }
   }, async (request, reply) => {
-    const { id } = request.params as { id: string }
-    return reply.code(202).send({ message: await service.replay(await organizationOf(request), id) })
+    const { id } = request.params
+    return reply.code(202).send({ message: await service.replay(await organizationOf(request.body, request.query), id) })
   })
 }

@@ -4,7 +4,7 @@ import { randomBytes, randomUUID } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
 import { ApiError, entityNotFound, requestInvalid } from '../errors.js'
 import { sha256Hex } from '../sha256.js'
-import type { MessageStatus, WebhookEndpointRecord, WebhookMessageWithAttempts } from '../storage/webhooks.js'
+import type { MessageStatus, WebhookEndpointRecord, WebhookMessageWithAttempts, WebhooksStore } from './store.js'
 import type {
   CreateEndpointRequest, UpdateEndpointRequest, WebhookEndpoint, WebhookMessage
 } from '../../schemas/webhooks.js'
@@ -67,38 +67,40 @@ export type LinkState = { state: 'valid', organizationId: string, expiresAt: num
 export class WebhooksService {
   readonly #app: FastifyInstance
   readonly #dispatcher: Dispatcher
+  readonly #store: WebhooksStore
 
-  constructor (app: FastifyInstance, dispatcher: Dispatcher) {
+  constructor (app: FastifyInstance, dispatcher: Dispatcher, store: WebhooksStore) {
     this.#app = app
     this.#dispatcher = dispatcher
+    this.#store = store
   }
 
   /** A new link to the portal; only the token's hash is stored. */
   async createManagementLink (organizationId: string, baseUrl: string): Promise<{ url: string, expiresAt: string }> {
-    const { clock, config, storage } = this.#app
+    const { clock, config } = this.#app
     const token = randomBytes(32).toString('base64url')
     const expiresAt = clock.now() + config.managementLinkTtlSeconds * 1000
-    await storage.webhooks.createManagementLink({ tokenHash: hashLinkToken(token), organizationId, expiresAt, createdAt: clock.iso() })
+    await this.#store.createManagementLink({ tokenHash: hashLinkToken(token), organizationId, expiresAt, createdAt: clock.iso() })
     return { url: `${baseUrl}${PORTAL_PATH}/${token}`, expiresAt: new Date(expiresAt).toISOString() }
   }
 
   /** Whether a link token opens the portal now, by the sandbox clock. */
   async linkState (token: string): Promise<LinkState> {
     if (!LINK_TOKEN.test(token)) return { state: 'invalid' }
-    const link = await this.#app.storage.webhooks.findManagementLink(hashLinkToken(token))
+    const link = await this.#store.findManagementLink(hashLinkToken(token))
     if (link === undefined) return { state: 'invalid' }
     if (this.#app.clock.now() >= link.expiresAt) return { state: 'expired', expiresAt: link.expiresAt }
     return { state: 'valid', organizationId: link.organizationId, expiresAt: link.expiresAt }
   }
 
   async listEndpoints (organizationId: string): Promise<WebhookEndpoint[]> {
-    return (await this.#app.storage.webhooks.listEndpoints(organizationId)).map(toEndpointJson)
+    return (await this.#store.listEndpoints(organizationId)).map(toEndpointJson)
   }
 
   async createEndpoint (organizationId: string, input: CreateEndpointRequest): Promise<WebhookEndpoint> {
     assertEndpointUrl(input.url)
     const now = this.#app.clock.iso()
-    const endpoint = await this.#app.storage.webhooks.createEndpoint({
+    const endpoint = await this.#store.createEndpoint({
       id: randomUUID(),
       organizationId,
       url: input.url,
@@ -115,7 +117,7 @@ export class WebhooksService {
   async updateEndpoint (organizationId: string, id: string, input: UpdateEndpointRequest): Promise<WebhookEndpoint> {
     assertEndpointUrl(input.url)
     const { url, description, eventTypes, disabled } = input
-    const endpoint = await this.#app.storage.webhooks.updateEndpoint(organizationId, id, {
+    const endpoint = await this.#store.updateEndpoint(organizationId, id, {
       ...(url === undefined ? {} : { url }),
       ...(description === undefined ? {} : { description }),
       ...(eventTypes === undefined ? {} : { eventTypes }),
@@ -129,20 +131,20 @@ export class WebhooksService {
   }
 
   async deleteEndpoint (organizationId: string, id: string): Promise<void> {
-    if (!await this.#app.storage.webhooks.deleteEndpoint(organizationId, id)) throw entityNotFound('endpoint')
+    if (!await this.#store.deleteEndpoint(organizationId, id)) throw entityNotFound('endpoint')
   }
 
   /** Sends a `webhook.test` event to one endpoint, whatever its filter, through the normal delivery path. */
   async sendTestEvent (organizationId: string, endpointId: string): Promise<WebhookMessage> {
-    const { clock, storage, events } = this.#app
-    const endpoint = await storage.webhooks.getEndpoint(organizationId, endpointId)
+    const { clock, events } = this.#app
+    const endpoint = await this.#store.getEndpoint(organizationId, endpointId)
     if (endpoint === undefined) throw entityNotFound('endpoint')
     if (endpoint.disabled) throw endpointDisabled()
     const event = events.build(organizationId, TEST_EVENT_TYPE, {
       endpointId,
       message: 'A test event sent from the webhooks portal.'
     })
-    const message = await storage.webhooks.createMessage({
+    const message = await this.#store.createMessage({
       id: newMessageId(),
       organizationId,
       endpointId,
@@ -159,19 +161,19 @@ export class WebhooksService {
   }
 
   async listMessages (filter: { organizationId?: string, endpointId?: string, status?: MessageStatus, limit?: number }): Promise<WebhookMessage[]> {
-    const messages = await this.#app.storage.webhooks.listMessages({ ...filter, limit: filter.limit ?? 50 })
+    const messages = await this.#store.listMessages({ ...filter, limit: filter.limit ?? 50 })
     return messages.map(toMessageJson)
   }
 
   /** Starts a new delivery cycle now (same `webhook-id`, a fresh retry schedule). */
   async replay (organizationId: string, id: string): Promise<WebhookMessage> {
-    const { storage, clock } = this.#app
-    const existing = await storage.webhooks.getMessage(organizationId, id)
+    const { clock } = this.#app
+    const existing = await this.#store.getMessage(organizationId, id)
     if (existing === undefined) throw entityNotFound('message')
-    const endpoint = await storage.webhooks.getEndpoint(organizationId, existing.endpointId)
+    const endpoint = await this.#store.getEndpoint(organizationId, existing.endpointId)
     if (endpoint === undefined) throw entityNotFound('message')
     if (endpoint.disabled) throw endpointDisabled()
-    const message = await storage.webhooks.replay(organizationId, id, clock.now())
+    const message = await this.#store.replay(organizationId, id, clock.now())
     if (message === undefined) throw entityNotFound('message')
     this.#dispatcher.kick()
     return toMessageJson(message)

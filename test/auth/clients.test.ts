@@ -22,9 +22,9 @@ t.test('the secret is stored as a salted scrypt key, never in clear', async t =>
   const b = await clients.create({ ...NEW_CLIENT, clientId: 'cached-2' })
   const row = JSON.stringify(app.storage.db.prepare('SELECT * FROM clients WHERE id = ?').get('cached'))
   t.notMatch(row, 's3cret')
-  t.equal(Buffer.from(a.secretHash, 'base64').length, 32)
-  t.not(a.secretHash, b.secretHash, 'the same secret hashes differently under another salt')
-  t.strictSame(a.secretHash, (await scryptKey('s3cret', a.secretSalt)).toString('base64'))
+  t.equal(Buffer.from(a!.secretHash, 'base64').length, 32)
+  t.not(a!.secretHash, b!.secretHash, 'the same secret hashes differently under another salt')
+  t.strictSame(a!.secretHash, (await scryptKey('s3cret', a!.secretSalt)).toString('base64'))
 })
 
 t.test('a right secret costs one derivation, then none', async t => {
@@ -105,9 +105,9 @@ t.test('a rotation or a deletion forgets the remembered secret', async t => {
 t.test('through the token endpoint: the old secret stops working at rotation', async t => {
   const app = await build(t)
   const c = await app.clients.create({ ...NEW_CLIENT, organizationId: '00000000-0000-4000-8000-000000000001' })
-  t.equal((await tokenRequest(app, { grant_type: 'client_credentials' }, basic(c.id, 's3cret'))).statusCode, 200)
-  t.equal((await tokenRequest(app, { grant_type: 'client_credentials' }, basic(c.id, 's3cret'))).statusCode, 200)
-  await app.clients.rotateSecret(c.id, 'n3w')
-  t.equal((await tokenRequest(app, { grant_type: 'client_credentials' }, basic(c.id, 's3cret'))).statusCode, 401)
-  t.equal((await tokenRequest(app, { grant_type: 'client_credentials' }, basic(c.id, 'n3w'))).statusCode, 200)
+  t.equal((await tokenRequest(app, { grant_type: 'client_credentials' }, basic(c!.id, 's3cret'))).statusCode, 200)
+  t.equal((await tokenRequest(app, { grant_type: 'client_credentials' }, basic(c!.id, 's3cret'))).statusCode, 200)
+  await app.clients.rotateSecret(c!.id, 'n3w')
+  t.equal((await tokenRequest(app, { grant_type: 'client_credentials' }, basic(c!.id, 's3cret'))).statusCode, 401)
+  t.equal((await tokenRequest(app, { grant_type: 'client_credentials' }, basic(c!.id, 'n3w'))).statusCode, 200)
 })

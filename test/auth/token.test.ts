@@ -57,7 +57,7 @@ t.test('client credentials: the token, its headers and its claims', async t => {
 
   const [header, , signature] = body.access_token.split('.')
   t.strictSame(JSON.parse(Buffer.from(header, 'base64url').toString()), { alg: 'HS256', typ: 'JWT' })
-  t.ok(signature.length > 0)
+  t.match(signature, /^[A-Za-z0-9_-]{43}$/, 'an HMAC-SHA256 signature: 32 bytes, base64url')
   const claims = claimsOf(body.access_token)
   t.match(claims, { sub: DEMO_ID, cid: DEMO_ID, org: DEMO_ORG, sty: 'client', scope: body.scope })
   t.equal(claims.iat, app.clock.nowSeconds())

@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { chromium, type Browser } from 'playwright-core'
-import { build } from '../helpers.js'
+import { build, waitFor } from '../helpers.js'
 
 const CHROMIUM = '/usr/bin/chromium'
 const ADMIN = 'dashboard-admin-token-0123456789'
@@ -61,17 +61,10 @@ t.test('the dashboard shows the request log of a listening sandbox, behind the a
   // The clock buttons act on the sandbox.
   const before = Date.parse(app.clock.iso())
   await page.getByRole('button', { name: '+1 hour' }).click()
-  await t.resolves(waitFor(() => Date.parse(app.clock.iso()) - before === 3_600_000), 'the sandbox clock moved one hour')
+  await waitFor(() => Date.parse(app.clock.iso()) !== before, { what: 'the sandbox clock to move' })
+  t.equal(Date.parse(app.clock.iso()) - before, 3_600_000, 'the sandbox clock moved one hour')
   await page.locator('#requests tbody tr', { hasText: '/_sandbox/clock' }).waitFor()
 
   await page.screenshot({ path: join(tmpdir(), 'dashboard.png'), fullPage: true })
   t.same(problems.filter(p => !/401/.test(p)), [], 'no script errors')
 })
-
-async function waitFor (check: () => boolean, ms = 5000): Promise<void> {
-  const until = Date.now() + ms
-  while (!check()) {
-    if (Date.now() > until) throw new Error('timed out')
-    await new Promise(resolve => setTimeout(resolve, 20))
-  }
-}

@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { basic } from '../helpers.js'
+import { basic, waitFor } from '../helpers.js'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const read = (file: string): string => readFileSync(join(ROOT, file), 'utf8')
@@ -112,8 +112,8 @@ t.test('the built bundle validates, stores, patches, serves the docs and the das
   t.equal(dashboard.status, 200)
   t.match(dashboard.headers.get('content-type'), /^text\/html/)
 
-  // Log lines are written in batches, at least every 100 ms.
-  await new Promise(resolve => setTimeout(resolve, 300))
-  const lines = stdout().split('\n').filter(line => line.startsWith('{')).map(line => JSON.parse(line) as Record<string, unknown>)
-  t.match(lines.find(line => line.method === 'PATCH'), { level: 30, path: '/core/users/me/metadata', status: 200, clientId: 'sandbox-demo-client', msg: 'request' })
+  // Log lines are written in batches, at least every 100 ms: wait for the PATCH's line to come out.
+  const lines = (): Array<Record<string, unknown>> => stdout().split('\n').filter(line => line.startsWith('{') && line.endsWith('}')).map(line => JSON.parse(line) as Record<string, unknown>)
+  await waitFor(() => lines().some(line => line.method === 'PATCH'), { what: 'the PATCH request line on standard output' })
+  t.match(lines().find(line => line.method === 'PATCH'), { level: 30, path: '/core/users/me/metadata', status: 200, clientId: 'sandbox-demo-client', msg: 'request' })
 })

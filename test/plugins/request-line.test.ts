@@ -2,7 +2,7 @@
 // when something is logged through it) still binding the request id and redacting credentials.
 import t from 'tap'
 import { Writable } from 'node:stream'
-import { accessToken, bearer, build, DEMO_ID, DEMO_ORG, makeUser, onBehalfOf, REQUEST_ID } from '../helpers.js'
+import { accessToken, bearer, build, DEMO_ID, DEMO_ORG, makeUser, onBehalfOf, REQUEST_ID, waitFor } from '../helpers.js'
 
 async function withLog (t: { teardown: (fn: () => unknown) => void }) {
   const lines: Array<Record<string, unknown>> = []
@@ -23,8 +23,9 @@ async function withLog (t: { teardown: (fn: () => unknown) => void }) {
   return { app, lines }
 }
 
-// Request lines are written at the end of the event loop's turn in which their requests were answered.
-const endOfTurn = () => new Promise(resolve => setImmediate(resolve))
+// Request lines are written in a batch, after their requests are answered: wait until the line of
+// the last request is out. Lines come out in the order answered, so every earlier line is out too.
+const lineOf = (lines: Array<Record<string, unknown>>, requestId: unknown) => waitFor(() => lines.some(l => l.msg === 'request' && l.requestId === requestId), { what: `the request line of ${String(requestId)}` })
 
 t.test('every request writes one JSON line: request id, method, path, status, duration, client', async t => {
   const { app, lines } = await withLog(t)
@@ -33,7 +34,7 @@ t.test('every request writes one JSON line: request id, method, path, status, du
   lines.length = 0
   const res = await app.inject({ method: 'GET', url: '/core/users/me/metadata?secret=1', headers: { ...bearer(token), ...onBehalfOf(user.id) } })
   const missing = await app.inject({ method: 'GET', url: '/webhooks/portal/the-link-token/api/endpoints' })
-  await endOfTurn()
+  await lineOf(lines, missing.headers[REQUEST_ID])
   t.equal(lines.length, 2, 'one line per request')
   t.match(lines[0], { level: 30, msg: 'request', requestId: res.headers[REQUEST_ID], method: 'GET', path: '/core/users/me/metadata', status: res.statusCode, clientId: DEMO_ID })
   t.type(lines[0].durationMs, 'number')
@@ -46,7 +47,7 @@ t.test('a child of the request\'s logger keeps the request id and adds its own f
   const { app, lines } = await withLog(t)
   const res = await app.inject({ method: 'GET', url: '/probe/nested' })
   t.equal(res.statusCode, 200)
-  await endOfTurn()
+  await lineOf(lines, res.headers[REQUEST_ID])
   t.equal(lines.length, 2, 'the nested line and the request line, no debug line')
   t.match(lines[0], { level: 30, msg: 'nested line', requestId: res.headers[REQUEST_ID], step: 'lookup', found: 2 })
   t.match(lines[1], { level: 30, msg: 'request', requestId: res.headers[REQUEST_ID], path: '/probe/nested', status: 200 })
@@ -56,7 +57,7 @@ t.test('a 5xx is logged through the request\'s logger, with its request id and c
   const { app, lines } = await withLog(t)
   const res = await app.inject({ method: 'GET', url: '/probe/fail' })
   t.equal(res.statusCode, 500)
-  await endOfTurn()
+  await lineOf(lines, res.headers[REQUEST_ID])
   t.equal(lines.length, 2)
   t.match(lines[0], { level: 50, msg: 'request failed', requestId: res.headers[REQUEST_ID], err: { message: 'upstream refused', headers: { authorization: '[redacted]' } } })
   t.match(lines[1], { level: 30, msg: 'request', requestId: res.headers[REQUEST_ID], status: 500 })
@@ -68,7 +69,7 @@ t.test('routes that log at warn (the API docs) write no request line', async t =
   const docs = await app.inject({ method: 'GET', url: '/docs/json' })
   t.equal(docs.statusCode, 200)
   const health = await app.inject({ method: 'GET', url: '/_sandbox/health' })
-  await endOfTurn()
+  await lineOf(lines, health.headers[REQUEST_ID])
   t.same(lines.map(l => l.path), ['/_sandbox/health'], 'a line for the health check, none for the docs')
   t.equal(lines[0].requestId, health.headers[REQUEST_ID])
 })
@@ -78,7 +79,7 @@ t.test('the lines of requests answered together are written together, each with 
   const before = Date.now()
   const answers = await Promise.all(Array.from({ length: 5 }, (_, i) => app.inject({ method: 'GET', url: `/core/missing/${i}` })))
   const after = Date.now()
-  await endOfTurn()
+  await lineOf(lines, answers[4].headers[REQUEST_ID])
   t.same(lines.map(l => l.requestId), answers.map(a => a.headers[REQUEST_ID]), 'one line each, in the order answered')
   t.ok(lines.every(l => typeof l.time === 'number' && l.time >= before && l.time <= after), 'each line holds the time its request was answered')
 

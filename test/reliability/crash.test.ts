@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import Database from 'better-sqlite3'
-import { basic } from '../helpers.js'
+import { basic, waitFor } from '../helpers.js'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 const CLIENT_ID = 'crash-client'
@@ -162,7 +162,8 @@ t.test(`writes acknowledged before a SIGKILL survive it (seed ${SEED})`, async t
     const writers = Array.from({ length: WRITERS }, (_, i) => writer(server!.base, bearer, `r${round}w${i}`, acked))
     // Some writes land first, then the kill comes at a moment the seed chooses.
     const before = acked.users.size
-    while (acked.users.size < before + WRITERS) await new Promise(resolve => setTimeout(resolve, 5))
+    await waitFor(() => acked.users.size >= before + WRITERS, { timeoutMs: 30_000, what: `round ${round}: a first write of each writer acknowledged` })
+    // Not a wait for anything: the moment of the kill, chosen by the seed.
     await new Promise(resolve => setTimeout(resolve, Math.floor(next() * 400)))
     server.child.kill('SIGKILL')
     await Promise.all(writers)

@@ -11,6 +11,7 @@ import type { AddressInfo } from 'node:net'
 import type { FastifyInstance } from 'fastify'
 import type { Config } from '../../src/config.js'
 import { basic, bearer, build, DEMO_ID, DEMO_SECRET, makeClient, onBehalfOf, tokenRequest } from '../helpers.js'
+import { webhooksStore } from '../../src/webhooks/store.js'
 import { hashLinkToken } from '../../src/webhooks/service.js'
 import { closedPort, documentedRoutes, envelopeProblem, routesOf, type Route } from './support.js'
 
@@ -128,7 +129,7 @@ async function standing (app: FastifyInstance, w: World): Promise<boolean> {
     return false
   }
   if (await app.storage.users.get(w.orgA, w.userA) === undefined) return false
-  return await app.storage.webhooks.findManagementLink(hashLinkToken(w.linkA)) !== undefined
+  return await app.storage.store(webhooksStore).findManagementLink(hashLinkToken(w.linkA)) !== undefined
 }
 
 // Placeholders `{{name}}` in generated text name values of the current world, which a run may renew.

@@ -113,7 +113,7 @@ t.test('tokens and credentials work only for their own organization', async t =>
   t.equal(issued.headers['x-service-organization-id'], b.organizationId, 'a token names its own organization')
 
   const clientsOfA = (await app.inject({ method: 'GET', url: `/_sandbox/clients?organizationId=${a.organizationId}`, headers: admin })).json().clients as Array<{ clientId: string, organizationId: string }>
-  t.ok(clientsOfA.length > 0)
+  t.ok(clientsOfA.some(c => c.clientId === a.clientId), 'the client list of A holds A\'s own client')
   t.ok(clientsOfA.every(c => c.organizationId === a.organizationId), 'the client list of A holds A\'s clients only')
   t.notOk(clientsOfA.some(c => c.clientId === b.clientId))
 })

@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify'
 import { accessToken, bearer, build, DEMO_ID, DEMO_ORG, DEMO_SECRET, makeClient, makeUser } from '../helpers.js'
 import { ACCOUNT, ORG, goodFixture } from './fixture-data.js'
 
-const KEPT = new Set(['settings', 'schema_migrations'])
+const KEPT = new Set(['settings', 'migrations'])
 
 function tables (app: FastifyInstance): string[] {
   return (app.storage.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all() as Array<{ name: string }>)

@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { randomUUID } from 'node:crypto'
 import { Webhook } from 'standardwebhooks'
 import { build, DEMO_ORG, makeClient, UUID_RE } from '../helpers.js'
+import { webhooksStore } from '../../src/webhooks/store.js'
 import { buildApp } from '../../src/app.js'
 import { testConfig } from '../../src/config.js'
 import { Clock } from '../../src/clock.js'
@@ -228,8 +229,8 @@ t.test('event-type filters and disabled endpoints decide who gets a message', as
   const messages = await untilAttempts(app, link, 1)
   t.same(messages.map(m => m.endpointId), [wanted.id])
   t.equal(receiver.received.length, 1)
-  t.same((await app.storage.webhooks.listMessages({ endpointId: other.id, limit: 10 })), [])
-  t.same((await app.storage.webhooks.listMessages({ endpointId: disabled.id, limit: 10 })), [])
+  t.same((await app.storage.store(webhooksStore).listMessages({ endpointId: other.id, limit: 10 })), [])
+  t.same((await app.storage.store(webhooksStore).listMessages({ endpointId: disabled.id, limit: 10 })), [])
 })
 
 t.test('a pending retry waits while its endpoint is disabled and goes out once enabled', async t => {
@@ -242,7 +243,7 @@ t.test('a pending retry waits while its endpoint is disabled and goes out once e
 
   await app.inject({ method: 'PATCH', url: `${link.path}/api/endpoints/${endpoint.id}`, payload: { disabled: true } })
   app.clock.advance(10)
-  t.same(await app.storage.webhooks.due(app.clock.now(), 10), [], 'nothing is due for a disabled endpoint')
+  t.same(await app.storage.store(webhooksStore).due(app.clock.now(), 10), [], 'nothing is due for a disabled endpoint')
   const [waiting] = await portalMessages(app, link)
   t.equal(waiting.status, 'pending')
   t.equal(waiting.attempts.length, 1)
@@ -306,7 +307,7 @@ t.test('closing the app while a delivery is in flight saves no half attempt', as
   await addEndpoint(app, link, { url: receiver.url })
   await identify(app, 'inflight@example.com')
   await receiver.waitFor(1)
-  const [message] = await app.storage.webhooks.listMessages({ limit: 1 })
+  const [message] = await app.storage.store(webhooksStore).listMessages({ limit: 1 })
   await app.close()
   t.equal(message.attempts.length, 0)
   t.equal(message.status, 'pending', 'still due: it goes out again after a restart')

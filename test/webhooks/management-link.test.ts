@@ -1,6 +1,7 @@
 import t from 'tap'
 import { Writable } from 'node:stream'
-import { accessToken, bearer, build, DEMO_ORG, makeClient, makeUser, onBehalfOf, REQUEST_ID, UUID_RE } from '../helpers.js'
+import { accessToken, bearer, build, DEMO_ORG, makeClient, makeUser, onBehalfOf, REQUEST_ID, UUID_RE, waitFor } from '../helpers.js'
+import { webhooksStore } from '../../src/webhooks/store.js'
 import { addEndpoint, managementLink } from './support.js'
 
 const URL = '/core/webhooks/management-link'
@@ -48,14 +49,17 @@ t.test('the link token is stored only as a hash and never logged', async t => {
   const logStream = new Writable({ write (chunk, _enc, done) { lines.push(String(chunk)); done() } })
   const app = await build(t, { logLevel: 'info' }, { logStream })
   const link = await managementLink(app)
-  await app.inject({ method: 'GET', url: link.path })
-  await app.inject({ method: 'GET', url: `${link.path}/api/endpoints` })
-  // Request lines are written at the end of the turn of the event loop that answered them.
-  await new Promise(resolve => setImmediate(resolve))
+  const page = await app.inject({ method: 'GET', url: link.path })
+  t.equal(page.statusCode, 200)
+  const endpoints = await app.inject({ method: 'GET', url: `${link.path}/api/endpoints` })
+  t.equal(endpoints.statusCode, 200)
+  // Request lines are written in a batch after their requests are answered: wait for the last one.
+  await waitFor(() => lines.join('').includes(String(endpoints.headers[REQUEST_ID])), { what: 'the request line of the portal API call' })
   const rows = app.storage.db.prepare('SELECT * FROM management_links').all()
   t.equal(rows.length, 1)
   t.notOk(JSON.stringify(rows).includes(link.token), 'no row holds the token')
-  t.ok(lines.length > 0, 'requests were logged')
+  const paths = lines.join('').split('\n').filter(line => line !== '').map(line => (JSON.parse(line) as { path?: string }).path)
+  t.same(paths.filter(p => p?.startsWith('/webhooks/portal/')), ['/webhooks/portal/[redacted]', '/webhooks/portal/[redacted]/api/endpoints'], 'both portal requests were logged, the token masked')
   t.notOk(lines.join('').includes(link.token), 'no log line holds the token')
 })
 
@@ -111,7 +115,7 @@ t.test('the page works until expiresAt, then answers 410 with the expired page',
   t.same(expiredApi.json(), { code: 'management_link_expired', message: 'The management link has expired', details: { expiresAt: link.expiresAt } })
   const write = await app.inject({ method: 'POST', url: `${link.path}/api/endpoints`, payload: { url: 'https://example.com/hook' } })
   t.equal(write.statusCode, 410)
-  t.equal((await app.storage.webhooks.listEndpoints(DEMO_ORG)).length, 0, 'nothing written with an expired link')
+  t.equal((await app.storage.store(webhooksStore).listEndpoints(DEMO_ORG)).length, 0, 'nothing written with an expired link')
 })
 
 t.test('an unknown link is 401 on the page and the API', async t => {
@@ -151,7 +155,7 @@ t.test('a link shows and changes only its own organization\'s endpoints and mess
     t.equal(res.statusCode, 404, `${req.method} ${req.url}`)
     t.same(res.json(), { code: 'entity_not_found', message: 'The endpoint cannot be found', details: { entity: 'endpoint' } })
   }
-  t.same(await app.storage.webhooks.getEndpoint(other.organizationId, theirEndpoint.id), { ...theirEndpoint, description: '', eventTypes: [], disabled: true, organizationId: other.organizationId, createdAt: app.clock.iso(), updatedAt: app.clock.iso() }, 'unchanged')
+  t.same(await app.storage.store(webhooksStore).getEndpoint(other.organizationId, theirEndpoint.id), { ...theirEndpoint, description: '', eventTypes: [], disabled: true, organizationId: other.organizationId, createdAt: app.clock.iso(), updatedAt: app.clock.iso() }, 'unchanged')
 
   // A message of the other organization (a test event) cannot be seen or replayed through my link.
   await app.inject({ method: 'PATCH', url: `${theirs.path}/api/endpoints/${theirEndpoint.id}`, payload: { disabled: false } })
@@ -236,5 +240,5 @@ t.test('the portal API refuses bad endpoints with 400 and writes nothing', async
   const badId = await app.inject({ method: 'PATCH', url: `${link.path}/api/endpoints/not-a-uuid`, payload: { disabled: false } })
   t.equal(badId.statusCode, 400)
   t.equal(badId.json().details.context, 'params')
-  t.same((await app.storage.webhooks.listEndpoints(DEMO_ORG)).map(e => e.url), ['http://127.0.0.1:9/hook'])
+  t.same((await app.storage.store(webhooksStore).listEndpoints(DEMO_ORG)).map(e => e.url), ['http://127.0.0.1:9/hook'])
 })

@@ -1,6 +1,9 @@
-export default {
-  version: 2,
-  name: 'webhooks',
+// The webhooks area's tables: management links, endpoints, messages and their delivery attempts.
+// Append new migrations to the list; never edit one that has shipped.
+import type { Migration } from '../storage/migrate.js'
+
+export const migrations: Migration[] = [{
+  name: '001-webhooks',
   sql: `
 -- Management links: only the SHA-256 of the link's token is kept; expired rows stay so an old link
 -- answers "expired" rather than "invalid".
@@ -60,4 +63,4 @@ CREATE TABLE webhook_attempts (
 CREATE INDEX webhook_attempts_message ON webhook_attempts(message_id);
 CREATE INDEX webhook_attempts_organization ON webhook_attempts(organization_id);
 `
-}
+}]

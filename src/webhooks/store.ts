@@ -1,7 +1,7 @@
 // SQLite implementation of the webhooks store: management links, endpoints, messages and delivery
 // attempts. Every statement is prepared once, here.
-import type { Db } from './db.js'
-import type { EventRecord } from './types.js'
+import type { Db } from '../storage/db.js'
+import type { EventRecord } from '../storage/types.js'
 
 export interface ManagementLinkRecord {
   tokenHash: string

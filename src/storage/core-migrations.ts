@@ -1,6 +1,9 @@
-export default {
-  version: 1,
-  name: 'core',
+// The core's tables: settings, organizations, clients, refresh tokens, users, entities, metadata
+// and the event outbox. Append new migrations to the list; never edit one that has shipped.
+import type { Migration } from './migrate.js'
+
+export const migrations: Migration[] = [{
+  name: '001-core',
   sql: `
 CREATE TABLE settings (
   key TEXT PRIMARY KEY,
@@ -84,4 +87,4 @@ CREATE TABLE events (
 );
 CREATE INDEX events_pending ON events(dispatched, seq);
 `
-}
+}]

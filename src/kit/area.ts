@@ -1,0 +1,106 @@
+// What an area of the API declares next to its routes, and the registry the core composes from
+// every area's declaration. The core never names an area's tags, tables, fixture keys or entities:
+// it reads them here, so adding an area is its folder and one line in src/areas.ts.
+import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
+import type { TSchema } from 'typebox'
+import type { Migration } from '../storage/migrate.js'
+import type { FixtureContext } from './fixtures.js'
+
+/** An entity type that carries metadata (`/core/<segment>/<id>/metadata`), in the API's own words. */
+export interface MetadataEntity {
+  /** Path segment, and the entity type of the metadata rows. */
+  segment: string
+  /** `details.entity` of a 404, as in "The <name> cannot be found". */
+  name: string
+  /** The path parameter naming one entity. */
+  param: string
+  /** Words for summaries: "Get <title> metadata". */
+  title: string
+  /** Prefix of operation ids: `get<Operation>Metadata`. */
+  operation: string
+  /**
+   * The owner of an entity of this type in the organization, or undefined when there is none.
+   * Absent for users, whose metadata only the acting user reaches.
+   */
+  ownerOf?: (app: FastifyInstance, organizationId: string, entityId: string) => Promise<string | undefined>
+}
+
+/** A top-level key of the fixture document (`POST /_sandbox/fixtures`, SEED_FILE). */
+export interface FixtureKey {
+  key: string
+  /** The schema of the key's value (the document's schema is composed of them). */
+  schema: TSchema
+  /** The schema of the key's part of the answer. */
+  summary: TSchema
+  /** Keys whose items this key's items refer to: checked before it. */
+  after?: string[]
+  /**
+   * Checks the key's items against the fixture so far and the database, reporting violations
+   * through `context`, and plans their rows. Runs in area order, so a key sees the keys before it.
+   */
+  check: (context: FixtureContext, items: unknown) => Promise<void>
+}
+
+export interface Area {
+  name: string
+  /** The OpenAPI tags of the area's operations. */
+  tags?: Array<{ name: string, description: string }>
+  /** The area's schema migrations, in order; each is recorded as `<area>/<name>`. */
+  migrations?: Migration[]
+  /** Entity types whose metadata the metadata area serves. */
+  metadataEntities?: MetadataEntity[]
+  /** The area's keys of the fixture document. */
+  fixtures?: FixtureKey[]
+  /**
+   * After a reset has deleted the rows (all, or one organization's): drop what the area keeps in
+   * memory about them, or bring back what must exist.
+   */
+  reset?: (app: FastifyInstance, organizationId: string | undefined) => Promise<void> | void
+  /** The area's routes, registered as an encapsulated plugin. */
+  plugin: FastifyPluginAsync
+}
+
+/** Declares an area: the type checks the declaration where it is written. */
+export const defineArea = (area: Area): Area => area
+
+/** Everything the areas declared, composed once when the app is built. */
+export class AreaRegistry {
+  readonly areas: readonly Area[]
+
+  constructor (areas: readonly Area[]) {
+    const names = new Set<string>()
+    for (const area of areas) {
+      if (names.has(area.name)) throw new Error(`Two areas are named ${area.name}`)
+      names.add(area.name)
+    }
+    this.areas = areas
+  }
+
+  /** Every area's migrations, in area order, named `<area>/<name>`. */
+  migrations (): Migration[] {
+    return this.areas.flatMap(a => (a.migrations ?? []).map(m => ({ ...m, name: `${a.name}/${m.name}` })))
+  }
+
+  tags (): Array<{ name: string, description: string }> {
+    return this.areas.flatMap(a => a.tags ?? [])
+  }
+
+  metadataEntities (): MetadataEntity[] {
+    return this.areas.flatMap(a => a.metadataEntities ?? [])
+  }
+
+  fixtureKeys (): FixtureKey[] {
+    const keys = this.areas.flatMap(a => a.fixtures ?? [])
+    const seen = new Set<string>()
+    for (const k of keys) {
+      if (seen.has(k.key)) throw new Error(`Two areas declare the fixture key ${k.key}`)
+      seen.add(k.key)
+    }
+    return keys
+  }
+
+  /** Runs every area's reset hook, in area order. */
+  async reset (app: FastifyInstance, organizationId: string | undefined): Promise<void> {
+    for (const area of this.areas) await area.reset?.(app, organizationId)
+  }
+}

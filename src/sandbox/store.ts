@@ -1,0 +1,17 @@
+// The sandbox area's store: which seed files this database has loaded.
+import type { Db } from '../storage/db.js'
+
+export interface SeedsStore {
+  /** Whether a seed file with this digest was loaded into this database (a full reset forgets it). */
+  loaded (digest: string): Promise<boolean>
+  markLoaded (digest: string, at: string): Promise<void>
+}
+
+export function seedsStore (db: Db): SeedsStore {
+  const loaded = db.prepare<[string], { digest: string }>('SELECT digest FROM sandbox_seeds WHERE digest = ?')
+  const mark = db.prepare('INSERT OR IGNORE INTO sandbox_seeds (digest, loaded_at) VALUES (?, ?)')
+  return {
+    async loaded (digest) { return loaded.get(digest) !== undefined },
+    async markLoaded (digest, at) { mark.run(digest, at) }
+  }
+}
