@@ -88,9 +88,11 @@ export function usdQuote (source: PriceSource, code: string, ms: number): Quote 
   return { bid: mid.times(new Decimal(1).minus(half)), mid, ask: mid.times(new Decimal(1).plus(half)) }
 }
 
-// Rates are written with 20 significant digits. The bid rounds down and the ask up, so the
+// Rates are written with 20 significant digits, computed with 30 (each rounding is monotone, so
+// more would change no ordering, only cost time). The bid rounds down and the ask up, so the
 // ordering bid <= mid <= ask of the exact values holds for the written ones too.
 const DIGITS = 20
+const RateDecimal = Decimal.clone({ precision: 30 })
 
 /**
  * One unit of `asset` priced in `denomination` at an instant, through USD: the bid is what the
@@ -98,15 +100,38 @@ const DIGITS = 20
  * when either has no price (`asset_pair_not_supported`).
  */
 export function crossRate (source: PriceSource, asset: string, denomination: string, ms: number): Rate | undefined {
-  const a = usdQuote(source, asset, ms)
-  const d = usdQuote(source, denomination, ms)
+  const a = usdMid(source, asset, ms)
+  const d = usdMid(source, denomination, ms)
   if (a === undefined || d === undefined) return undefined
   if (asset === denomination) return { bid: '1', ask: '1', mid: '1' }
+  // bid = (a.mid × (1 - h_a)) / (d.mid × (1 + h_d)) = mid × (1 - h_a) / (1 + h_d): one division
+  // per pair, the spread factors made once per pair of half-spreads. The bid factor is below 1
+  // and the ask factor above it, so bid <= mid <= ask holds after each rounding too.
+  const mid = new RateDecimal(a).div(d)
+  const [bid, ask] = spreadFactors(kindOf(source, asset), kindOf(source, denomination))
   return {
-    bid: a.bid.div(d.ask).toSignificantDigits(DIGITS, Decimal.ROUND_DOWN).toFixed(),
-    ask: a.ask.div(d.bid).toSignificantDigits(DIGITS, Decimal.ROUND_UP).toFixed(),
-    mid: a.mid.div(d.mid).toSignificantDigits(DIGITS, Decimal.ROUND_HALF_EVEN).toFixed()
+    bid: mid.times(bid).toSignificantDigits(DIGITS, Decimal.ROUND_DOWN).toFixed(),
+    ask: mid.times(ask).toSignificantDigits(DIGITS, Decimal.ROUND_UP).toFixed(),
+    mid: mid.toSignificantDigits(DIGITS, Decimal.ROUND_HALF_EVEN).toFixed()
   }
+}
+
+type Kind = 'base' | keyof typeof HALF_SPREAD
+const kindOf = (source: PriceSource, code: string): Kind => code === 'USD' ? 'base' : source.asset(code)!.type
+const halfOf = (kind: Kind): Decimal => kind === 'base' ? new RateDecimal(0) : new RateDecimal(HALF_SPREAD[kind])
+
+// [(1 - h_a) / (1 + h_d), (1 + h_a) / (1 - h_d)]: the bid and ask factors of each pair of kinds.
+const factors = new Map<string, [Decimal, Decimal]>()
+function spreadFactors (a: Kind, d: Kind): [Decimal, Decimal] {
+  const key = `${a} ${d}`
+  let f = factors.get(key)
+  if (f === undefined) {
+    const ha = halfOf(a)
+    const hd = halfOf(d)
+    f = [new RateDecimal(1).minus(ha).div(new RateDecimal(1).plus(hd)), new RateDecimal(1).plus(ha).div(new RateDecimal(1).minus(hd))]
+    factors.set(key, f)
+  }
+  return f
 }
 
 /** The mid of a cross rate only, as history charts it. */
@@ -114,7 +139,7 @@ export function crossMid (source: PriceSource, asset: string, denomination: stri
   const a = usdMid(source, asset, ms)
   const d = usdMid(source, denomination, ms)
   if (a === undefined || d === undefined) return undefined
-  return a.div(d).toSignificantDigits(DIGITS, Decimal.ROUND_HALF_EVEN).toFixed()
+  return new RateDecimal(a).div(d).toSignificantDigits(DIGITS, Decimal.ROUND_HALF_EVEN).toFixed()
 }
 
 const YEAR = 365 * DAY

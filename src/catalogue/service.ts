@@ -49,6 +49,21 @@ export class CatalogueService {
     this.#catalogue = new Catalogue(unsupportedCountries)
   }
 
+  // Answers computed from the price model for one snapshot and one instant: requests within the
+  // same millisecond (or under a frozen clock) share them. A new snapshot or instant drops them.
+  #memo: { catalogue: Catalogue, ms: number, answers: Map<string, unknown> } | undefined
+
+  /** `compute()` for this snapshot and instant, made once per key. */
+  #priced<T> (catalogue: Catalogue, ms: number, key: string, compute: () => T): T {
+    if (this.#memo === undefined || this.#memo.catalogue !== catalogue || this.#memo.ms !== ms) this.#memo = { catalogue, ms, answers: new Map() }
+    let answer = this.#memo.answers.get(key) as T | undefined
+    if (answer === undefined) {
+      answer = compute()
+      this.#memo.answers.set(key, answer)
+    }
+    return answer
+  }
+
   /** The current snapshot, without a look at the store: for checks that must stay synchronous. */
   get current (): Catalogue { return this.#catalogue }
 
@@ -83,6 +98,10 @@ export class CatalogueService {
   async listAssets (query: AssetListQuery): Promise<Asset[]> {
     const catalogue = await this.fresh()
     const now = this.#clock.now()
+    return this.#priced(catalogue, now, `assets ${query.type?.join(',') ?? ''} ${query.sort ?? ''}`, () => this.#listAssets(catalogue, now, query))
+  }
+
+  #listAssets (catalogue: Catalogue, now: number, query: AssetListQuery): Asset[] {
     const types = query.type
     const entries = catalogue.assets().filter(a => types === undefined || types.includes(a.type))
     const [field, direction, interval] = (query.sort ?? 'code:asc').split(':')
@@ -130,6 +149,10 @@ export class CatalogueService {
     const catalogue = await this.fresh()
     if (catalogue.asset(code) === undefined) throw assetNotFound()
     const now = this.#clock.now()
+    return this.#priced(catalogue, now, `rates ${code} ${denominations?.join(',') ?? ''}`, () => this.#rates(catalogue, now, code, denominations))
+  }
+
+  #rates (catalogue: Catalogue, now: number, code: string, denominations?: string[]): Record<string, Rate> {
     const wanted = denominations ?? catalogue.assets().filter(a => a.code !== code && usdMid(catalogue, a.code, now) !== undefined).map(a => a.code)
     const rates: Record<string, Rate> = {}
     for (const d of wanted) {
