@@ -244,3 +244,49 @@ t.test('every operation: 401 without a valid token, 200 for a user subject too, 
   t.equal(badIp.statusCode, 400)
   t.match(badIp.json(), { details: { context: 'headers', violations: [{ property: 'x-uphold-user-ip' }] } })
 })
+
+t.test('the OpenAPI document and /docs list the 14 operations with their tags, scopes and subjects', async t => {
+  const { app } = await setup(t)
+  const doc = (await app.inject({ method: 'GET', url: '/openapi.json' })).json()
+  const ops = new Map<string, { tags: string[], security: Array<Record<string, string[]>>, 'x-subjects': string[] }>()
+  for (const item of Object.values(doc.paths as Record<string, Record<string, { operationId: string }>>)) {
+    for (const op of Object.values(item)) ops.set(op.operationId, op as never)
+  }
+  const expected: Record<string, [string, string[]]> = {
+    listCountries: ['Countries', []],
+    getCountry: ['Countries', []],
+    listAssets: ['Assets', []],
+    getManyAssets: ['Assets', []],
+    getAsset: ['Assets', []],
+    getAssetRates: ['Assets', []],
+    getAssetHistoricalRates: ['Assets', []],
+    listNetworks: ['Assets', []],
+    getNetwork: ['Assets', []],
+    validateNetworkAddress: ['Assets', []],
+    listRails: ['Assets', []],
+    listTermsOfService: ['Terms of service', ['core.terms-of-service:read']],
+    getTermsOfService: ['Terms of service', ['core.terms-of-service:read']],
+    listFilesSettings: ['Files', ['core.files:read']]
+  }
+  for (const [id, [tag, scopes]] of Object.entries(expected)) {
+    const op = ops.get(id)
+    t.ok(op, `${id} is documented`)
+    t.same(op?.tags, [tag])
+    t.same(op?.security, [{ OAuth2: scopes }])
+    t.same(op?.['x-subjects'], ['client', 'user'])
+  }
+  for (const tag of ['Countries', 'Assets', 'Terms of service', 'Files']) t.ok(doc.tags.some((x: { name: string }) => x.name === tag), `tag ${tag}`)
+  t.equal((await app.inject({ method: 'GET', url: '/docs/' })).statusCode, 200)
+})
+
+t.test('429 too_many_requests with Retry-After when a rate limit is set, as documented', async t => {
+  const app = await build(t, { serviceName: 'uphold', rateLimitPerMinute: 2 })
+  const token = await accessToken(app)
+  const check = await ownDocumentChecker(app)
+  let last: LightMyRequestResponse | undefined
+  for (let i = 0; i < 4; i++) last = await app.inject({ method: 'GET', url: '/core/assets', headers: bearer(token) })
+  t.equal(last!.statusCode, 429)
+  t.match(last!.json(), { code: 'too_many_requests', message: 'Try again later' })
+  t.ok(Number(last!.headers['retry-after']) > 0)
+  t.same(check('GET', '/core/assets', last!), [])
+})
