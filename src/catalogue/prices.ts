@@ -42,6 +42,7 @@ function seeded (code: string): () => number {
 }
 
 interface Curve { phases: number[], weights: number[] }
+// Each curve depends on the asset's code alone: nothing any replica writes can change it.
 const curves = new Map<string, Curve>()
 
 function curveOf (code: string): Curve {
@@ -120,7 +121,8 @@ type Kind = 'base' | keyof typeof HALF_SPREAD
 const kindOf = (source: PriceSource, code: string): Kind => code === 'USD' ? 'base' : source.asset(code)!.type
 const halfOf = (kind: Kind): Decimal => kind === 'base' ? new RateDecimal(0) : new RateDecimal(HALF_SPREAD[kind])
 
-// [(1 - h_a) / (1 + h_d), (1 + h_a) / (1 - h_d)]: the bid and ask factors of each pair of kinds.
+// [(1 - h_a) / (1 + h_d), (1 + h_a) / (1 - h_d)]: the bid and ask factors of each pair of kinds,
+// constants of the model that no write changes.
 const factors = new Map<string, [Decimal, Decimal]>()
 function spreadFactors (a: Kind, d: Kind): [Decimal, Decimal] {
   const key = `${a} ${d}`
