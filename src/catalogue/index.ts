@@ -10,7 +10,6 @@ import {
   TermsOfServiceAnswer, TermsOfServiceList, TermsOfServiceListQuery, TermsOfServiceParams, ValidateAddressRequest
 } from '../../schemas/catalogue.js'
 import { commaSeparated } from '../http/query.js'
-import { installValidation } from '../plugins/validation.js'
 import { defineArea } from '../kit/area.js'
 import { operation } from '../kit/operation.js'
 import { catalogueService } from './lookup.js'
@@ -27,9 +26,6 @@ const notFound = (entity: string): string => `\`entity_not_found\`: no such ${en
 
 async function catalogueRoutes (app: FastifyInstance): Promise<void> {
   for (const schema of [Country, Asset, Rate, Network, Rail, TermsOfService]) app.addSchema(schema)
-  // A context that adds schemas gets a validator compiler of its own, built from Fastify's default
-  // factory (coercing bodies): install the app's strict one here too.
-  installValidation(app)
   const catalogue = catalogueService(app)
   const headers = UserContextHeaders(app.config.serviceName)
   const subjects = ANY_SUBJECT
