@@ -49,6 +49,3 @@ export function buildCountries (unsupported: readonly string[], overrides: reado
       }
     })
 }
-
-/** Whether the code is an ISO 3166-1 alpha-2 country. */
-export const isIsoCountry = (code: string): boolean => iso31661.some(c => c.alpha2 === code)

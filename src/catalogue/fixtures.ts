@@ -1,7 +1,6 @@
 // The catalogue's fixture keys (`assets`, `networks`, `rails`, `countries`): checked against the
 // catalogue and each other, reported as violations of their paths, and written in the fixture's
 // one transaction with everything else, or not at all.
-import { iso31662 } from 'iso-3166'
 import { Type } from 'typebox'
 import type { FixtureKey } from '../kit/area.js'
 import type { FixtureContext } from '../kit/fixtures.js'
@@ -9,12 +8,11 @@ import {
   FixtureAssets, FixtureCountries, FixtureNetworks, FixtureRails, type CatalogueFixture, type NetworkType, type Rail
 } from '../../schemas/catalogue.js'
 import { railKey, type Catalogue } from './catalogue.js'
-import { isIsoCountry, type CountryOverride } from './countries.js'
+import type { CountryOverride } from './countries.js'
+import { isCountryCode, isSubdivisionCode } from '../plugins/validation.js'
 import type { AssetEntry } from './data.js'
 import { catalogueOf, catalogueStoreOf } from './lookup.js'
 import type { CatalogueEntries } from './store.js'
-
-const SUBDIVISIONS = new Set(iso31662.map(s => s.code))
 
 /** The methods each kind of rail moves money by, and the references each kind of network takes. */
 const METHODS: Record<NetworkType, readonly Rail['method'][]> = {
@@ -120,10 +118,10 @@ const countriesKey: FixtureKey = {
     for (const [i, c] of list.entries()) {
       if (codes.has(c.code)) { context.bad(`countries.${i}.code`, 'unique'); continue }
       codes.add(c.code)
-      if (!isIsoCountry(c.code)) { context.bad(`countries.${i}.code`, 'exists', { entity: 'country' }); continue }
+      if (!isCountryCode(c.code)) { context.bad(`countries.${i}.code`, 'exists', { entity: 'country' }); continue }
       const subdivisions: Record<string, boolean> = {}
       for (const [j, sub] of (c.subdivisions ?? []).entries()) {
-        if (!SUBDIVISIONS.has(sub.code) || !sub.code.startsWith(`${c.code}-`)) context.bad(`countries.${i}.subdivisions.${j}.code`, 'exists', { entity: 'subdivision' })
+        if (!isSubdivisionCode(sub.code) || !sub.code.startsWith(`${c.code}-`)) context.bad(`countries.${i}.subdivisions.${j}.code`, 'exists', { entity: 'subdivision' })
         else if (sub.code in subdivisions) context.bad(`countries.${i}.subdivisions.${j}.code`, 'unique')
         else subdivisions[sub.code] = sub.restrictions.length > 0
       }
