@@ -5,16 +5,15 @@ import { ApiError, conflict, entityNotFound } from '../errors.js'
 import type { Clock } from '../clock.js'
 import type {
   AddressValidation, Asset, AssetListQuery, Country, FileCategory, FileSettingsQuery, HistoricalRatesQuery, Network,
-  NetworkListQuery, Rail, RailListQuery, Rate, TermsOfService, TermsOfServiceCode, TermsOfServiceListQuery
+  NetworkListQuery, Rail, RailListQuery, Rate, RateInterval, TermsOfService, TermsOfServiceCode, TermsOfServiceListQuery
 } from '../../schemas/catalogue.js'
 import { Catalogue, networkView, type CatalogueChanges } from './catalogue.js'
 import { FILE_SETTINGS, FILE_SETTINGS_ORDER, TERMS_OF_SERVICE, type AssetEntry } from './data.js'
 import { crossRate, history, marketCap, priceDelta, usdMid, type HistoryPoint } from './prices.js'
 import { validateAddress } from './addresses.js'
 import type { Decimal } from '../money/decimal.js'
-import type { RateInterval } from '../../schemas/catalogue.js'
 
-/** Where the catalogue's changes live (the area's store; a map in unit tests). */
+/** What the service reads of the area's store. */
 export interface CatalogueChangeStore {
   /** A token that changes on every write (a reset empties it). */
   version: () => Promise<string>
@@ -63,9 +62,6 @@ export class CatalogueService {
     }
     return answer
   }
-
-  /** The current snapshot, without a look at the store: for checks that must stay synchronous. */
-  get current (): Catalogue { return this.#catalogue }
 
   /** The snapshot after making sure it matches the store. */
   async fresh (): Promise<Catalogue> {
