@@ -224,12 +224,16 @@ t.test('terms of service and file settings: filters, and 403 without their scope
   t.equal((await call('GET', '/core/assets', { auth: narrow })).statusCode, 200, 'operations without a scope take any valid token')
 })
 
-t.test('every operation: 401 without a valid token, 200 for a user subject too, user-context headers checked', async t => {
+t.test('every operation: 401 without a valid token, 403 acting for a user without the scope, 200 for a user subject, user-context headers checked', async t => {
   const { app, call } = await setup(t)
   const user = await makeUser(app)
   const gets = ['/core/countries/GB', '/core/assets', '/core/assets/BTC', '/core/assets/BTC/rates', '/core/assets/BTC/historical-rates',
     '/core/networks', '/core/networks/bitcoin', '/core/rails', '/core/terms-of-service', '/core/terms-of-service/general-us-hq', '/core/files/settings']
+  const noActing = await accessToken(app, { scope: 'core.terms-of-service:read core.files:read' })
   for (const url of gets) {
+    const acting = await call('GET', url, { auth: noActing, headers: onBehalfOf(user.id) })
+    t.equal(acting.statusCode, 403, `${url}: acting for a user needs core.users:act-on-behalf-of`)
+    t.match(acting.json(), { code: 'token_insufficient_scopes', details: { security: [{ schemeScopes: ['core.users:act-on-behalf-of'] }] } })
     const none = await call('GET', url, { auth: null })
     t.equal(none.statusCode, 401, url)
     t.equal(none.json().code, 'token_invalid')
