@@ -2,11 +2,11 @@
 import { Type } from 'typebox'
 import { Uuid } from '../../schemas/common.js'
 import { FixtureClient } from '../../schemas/sandbox.js'
-import type { FixtureKey } from '../kit/area.js'
+import { defineFixtureKey } from '../kit/area.js'
 import { hashSecret } from './clients.js'
 import { scopeViolation } from './scopes.js'
 
-export const clientsFixture: FixtureKey = {
+export const clientsFixture = defineFixtureKey({
   key: 'clients',
   after: ['organizations', 'users'],
   schema: Type.Array(FixtureClient),
@@ -15,7 +15,7 @@ export const clientsFixture: FixtureKey = {
     const { app, bad } = context
     const ids = new Set<string>()
     const summary: Array<{ clientId: string, organizationId: string }> = []
-    for (const [i, c] of (items as FixtureClient[]).entries()) {
+    for (const [i, c] of items.entries()) {
       const organizationId = c.organizationId ?? context.demoOrganizationId
       if (ids.has(c.clientId) || await app.clients.get(c.clientId) !== undefined) bad(`clients.${i}.clientId`, 'unique')
       ids.add(c.clientId)
@@ -32,4 +32,4 @@ export const clientsFixture: FixtureKey = {
     }
     context.summarize('clients', summary)
   }
-}
+})

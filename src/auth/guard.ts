@@ -10,19 +10,25 @@ import {
 import { keptListCovers } from './scopes.js'
 import { sha256 as digest } from '../sha256.js'
 
-export type SubjectType = 'client' | 'user'
+/**
+ * Who a token acts as: `client` (the integrator itself) or `user` (acting for a user). An
+ * operation allows `client`, `user` (any user), or users of one type, in the reference's words:
+ * `user:individual`, `user:business`.
+ */
+export type TokenSubject = 'client' | 'user'
+export type SubjectType = TokenSubject | 'user:individual' | 'user:business'
 
 export interface AuthRequirement {
   /** Every one of these scopes is needed (a held scope ending in `*` covers by prefix). */
   scopes: string[]
-  /** Subjects the operation allows: `client` (the integrator itself) or `user` (acting for a user). */
+  /** Subjects the operation allows. */
   subjects: SubjectType[]
 }
 
 export interface AuthContext {
   clientId: string
   organizationId: string
-  subject: SubjectType
+  subject: TokenSubject
   /** The acting user when the subject is `user`: the guard has checked that it exists. */
   userId: string | null
   scopes: string[]
@@ -108,10 +114,33 @@ async function authGuard (app: FastifyInstance): Promise<void> {
     for (const scope of requirement.scopes) {
       if (!keptListCovers(auth.scopes, scope)) throw insufficientScopes(requirement.scopes, auth.scopes)
     }
-    if (!requirement.subjects.includes(auth.subject)) throw subjectNotAllowed(requirement.subjects, auth.subject)
+    const { subjects } = requirement
     const admit = (): undefined => { request.auth = auth; return undefined }
-    // A token bound to a user acts for it only while the user exists (X-On-Behalf-Of's was checked above).
-    return auth.subject === 'user' && !userChecked ? whenUserExists(auth, admit) : admit()
+    if (auth.subject === 'client') {
+      if (!subjects.includes('client')) throw subjectNotAllowed(subjects, 'client')
+      return admit()
+    }
+    if (subjects.includes('user')) {
+      // A token bound to a user acts for it only while the user exists (X-On-Behalf-Of's was checked above).
+      return userChecked ? admit() : whenUserExists(auth, admit)
+    }
+    if (!subjects.includes('user:individual') && !subjects.includes('user:business')) throw subjectNotAllowed(subjects, 'user')
+    // Users of one type only: the acting user's type decides (its existence with it).
+    return whenUserType(auth, type => {
+      if (!subjects.includes(`user:${type}` as SubjectType)) throw subjectNotAllowed(subjects, `user:${type}`)
+      return admit()
+    })
+  }
+
+  /** Runs `next` with the acting user's type; 404 `entity_not_found` when the user does not exist. */
+  const whenUserType = (auth: AuthContext, next: (type: string) => Promise<void> | undefined): Promise<void> | undefined => {
+    const { organizationId, userId } = auth
+    const known = app.storage.users.knownType(organizationId, userId!)
+    if (known !== undefined) return next(known)
+    return app.storage.users.type(organizationId, userId!).then(type => {
+      if (type === undefined) throw entityNotFound('user')
+      return next(type)
+    })
   }
 
   /** Runs `next` once the acting user is known to exist; 404 `entity_not_found` when it does not. */

@@ -17,8 +17,8 @@ import { catalogueFixtures } from './fixtures.js'
 import { migrations } from './migrations.js'
 import sandboxRates from './sandbox-routes.js'
 
-/** Subjects of every catalogue operation: the reference allows a client and both kinds of user. */
-const ANY_SUBJECT: SubjectType[] = ['client', 'user']
+/** Subjects of every catalogue operation, in the reference's words: a client and both kinds of user. */
+const ANY_SUBJECT: SubjectType[] = ['client', 'user:business', 'user:individual']
 const TOS_READ = 'core.terms-of-service:read'
 const FILES_READ = 'core.files:read'
 

@@ -2,7 +2,7 @@
 // every area's declaration. The core never names an area's tags, tables, fixture keys or entities:
 // it reads them here, so adding an area is its folder and one line in src/areas.ts.
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
-import type { TSchema } from 'typebox'
+import type { Static, TSchema } from 'typebox'
 import type { Migration } from '../storage/migrate.js'
 import type { FixtureContext } from './fixtures.js'
 
@@ -58,6 +58,15 @@ export interface Area {
   reset?: (app: FastifyInstance, organizationId: string | undefined) => Promise<void> | void
   /** The area's routes, registered as an encapsulated plugin. */
   plugin: FastifyPluginAsync
+}
+
+/** Declares a fixture key whose `check` reads its items with the static type of its schema. */
+export function defineFixtureKey<S extends TSchema> (key: Omit<FixtureKey, 'schema' | 'check'> & {
+  schema: S
+  check: (context: FixtureContext, items: Static<S>) => Promise<void>
+}): FixtureKey {
+  // The document was validated against `schema` before any key checks it.
+  return key as unknown as FixtureKey
 }
 
 /** Declares an area: the type checks the declaration where it is written. */

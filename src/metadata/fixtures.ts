@@ -1,11 +1,11 @@
 // The metadata area's fixture key: metadata on users and entities of the fixture or the database.
 import { Type } from 'typebox'
 import { Uuid } from '../../schemas/common.js'
-import { FixtureMetadataList, type FixtureMetadata } from '../../schemas/sandbox.js'
-import type { FixtureKey } from '../kit/area.js'
+import { FixtureMetadataList } from '../../schemas/sandbox.js'
+import { defineFixtureKey } from '../kit/area.js'
 import { METADATA_SIZE_LIMIT, codePoints } from './revision.js'
 
-export const metadataFixture: FixtureKey = {
+export const metadataFixture = defineFixtureKey({
   key: 'metadata',
   after: ['users', 'entities'],
   schema: FixtureMetadataList,
@@ -14,7 +14,7 @@ export const metadataFixture: FixtureKey = {
     const { app, bad } = context
     const seen = new Set<string>()
     const summary: Array<{ entity: string, entityId: string }> = []
-    for (const [i, m] of (items as FixtureMetadata[]).entries()) {
+    for (const [i, m] of items.entries()) {
       const key = `${m.entity} ${m.entityId}`
       if (seen.has(key)) bad(`metadata.${i}.entityId`, 'unique')
       seen.add(key)
@@ -35,4 +35,4 @@ export const metadataFixture: FixtureKey = {
     }
     context.summarize('metadata', summary)
   }
-}
+})

@@ -5,12 +5,12 @@ import { readFile } from 'node:fs/promises'
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
 import { Uuid } from '../../schemas/common.js'
-import { FixtureEntity, FixtureOrganizations, type EntityType, type FixtureOrganization } from '../../schemas/sandbox.js'
+import { FixtureEntity, FixtureOrganizations, type EntityType } from '../../schemas/sandbox.js'
 import type { EntityRecord } from '../storage/index.js'
 import { StoreConflict } from '../storage/admin.js'
 import { compileBodyValidator, toViolations } from '../plugins/validation.js'
 import { conflict, type Violation } from '../errors.js'
-import type { FixtureKey } from '../kit/area.js'
+import { defineFixtureKey } from '../kit/area.js'
 import { checkFixtureKeys, fixtureDocumentSchema, type FixtureOutcome } from '../kit/fixtures.js'
 import { seedsStore } from './store.js'
 
@@ -19,14 +19,14 @@ export function entityRecord (type: EntityType, id: string, userId: string, orga
   return { id, type, userId, organizationId, createdAt: now, record: { id, userId, createdAt: now } }
 }
 
-export const organizationsFixture: FixtureKey = {
+export const organizationsFixture = defineFixtureKey({
   key: 'organizations',
   schema: FixtureOrganizations,
   summary: Type.Array(Uuid, { description: 'Organizations created.' }),
   async check (context, items) {
     const { app, bad } = context
     const created: string[] = []
-    for (const [i, o] of (items as FixtureOrganization[]).entries()) {
+    for (const [i, o] of items.entries()) {
       if (context.organizations.has(o.id)) { bad(`organizations.${i}.id`, 'unique'); continue }
       context.organizations.add(o.id)
       if (await app.storage.organizations.get(o.id) !== undefined) continue
@@ -36,9 +36,9 @@ export const organizationsFixture: FixtureKey = {
     }
     context.summarize('organizations', created)
   }
-}
+})
 
-export const entitiesFixture: FixtureKey = {
+export const entitiesFixture = defineFixtureKey({
   key: 'entities',
   after: ['users'],
   schema: Type.Array(FixtureEntity),
@@ -46,7 +46,7 @@ export const entitiesFixture: FixtureKey = {
   async check (context, items) {
     const { app, bad } = context
     const summary: Array<{ id: string, type: string, userId: string, organizationId: string }> = []
-    for (const [i, e] of (items as FixtureEntity[]).entries()) {
+    for (const [i, e] of items.entries()) {
       const id = e.id ?? randomUUID()
       let ok = true
       if (context.entities.has(id) || await app.storage.admin.entity(id) !== undefined) { bad(`entities.${i}.id`, 'unique'); ok = false }
@@ -61,7 +61,7 @@ export const entitiesFixture: FixtureKey = {
     }
     context.summarize('entities', summary)
   }
-}
+})
 
 const validators = new WeakMap<FastifyInstance, ReturnType<typeof compileBodyValidator>>()
 

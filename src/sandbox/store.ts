@@ -1,5 +1,5 @@
 // The sandbox area's store: which seed files this database has loaded.
-import type { Db } from '../storage/db.js'
+import { groupCommit, type Db } from '../storage/db.js'
 
 export interface SeedsStore {
   /** Whether a seed file with this digest was loaded into this database (a full reset forgets it). */
@@ -10,8 +10,9 @@ export interface SeedsStore {
 export function seedsStore (db: Db): SeedsStore {
   const loaded = db.prepare<[string], { digest: string }>('SELECT digest FROM sandbox_seeds WHERE digest = ?')
   const mark = db.prepare('INSERT OR IGNORE INTO sandbox_seeds (digest, loaded_at) VALUES (?, ?)')
+  const write = groupCommit(db)
   return {
     async loaded (digest) { return loaded.get(digest) !== undefined },
-    async markLoaded (digest, at) { mark.run(digest, at) }
+    async markLoaded (digest, at) { await write(() => mark.run(digest, at)) }
   }
 }

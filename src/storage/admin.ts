@@ -1,9 +1,8 @@
 // SQLite implementation of the admin store: sandbox-only operations across every table (reset,
 // fixtures). Reset works from the schema itself, so tables added by later migrations are covered.
-import { randomUUID } from 'node:crypto'
-import type { Db } from './db.js'
+import { groupCommit, type Db } from './db.js'
 import type { EntityRecord, NewClient, Organization, UserRecord } from './types.js'
-import { emailKey, isConstraint } from './core.js'
+import { clientRow, emailKey, isConstraint } from './core.js'
 import { memoOf } from './memo.js'
 import { etagOf } from './metadata.js'
 
@@ -73,6 +72,8 @@ export function adminStore (db: Db): AdminStore {
 
   return {
     async reset (organizationId) {
+      // Writes queued before the reset land before it.
+      groupCommit(db).flush()
       db.transaction(() => {
         memo.clear()
         // Checked at commit, when every referencing row is gone too, whatever the delete order.
@@ -87,6 +88,7 @@ export function adminStore (db: Db): AdminStore {
     },
 
     async atomically (work) {
+      groupCommit(db).flush()
       try {
         db.transaction(() => {
           memo.clear()
@@ -100,20 +102,7 @@ export function adminStore (db: Db): AdminStore {
     fixtureRows: {
       organization: o => { insertOrganization.run(o.id, o.name, o.createdAt) },
       user: u => { insertUser.run(u.id, u.organizationId, u.email, emailKey(u.email), JSON.stringify(u.record), u.createdAt) },
-      client: c => {
-        insertClient.run({
-          id: c.id,
-          organizationId: c.organizationId,
-          name: c.name ?? '',
-          secretSalt: c.secretSalt,
-          secretHash: c.secretHash,
-          scopes: JSON.stringify(c.scopes),
-          refreshTokens: c.refreshTokens ? 1 : 0,
-          userId: c.userId ?? null,
-          generation: randomUUID(),
-          createdAt: c.createdAt
-        })
-      },
+      client: c => { insertClient.run(clientRow(c, c.createdAt)) },
       entity: e => { insertEntity.run(e.id, e.organizationId, e.type, e.userId, JSON.stringify(e.record), e.createdAt) },
       metadata: (m, updatedAt) => {
         const body = JSON.stringify(m.metadata)

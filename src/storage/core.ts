@@ -96,15 +96,32 @@ export function organizationStore (db: Db): OrganizationStore {
   const get = db.prepare<[string], Organization>('SELECT id, name, created_at AS createdAt FROM organizations WHERE id = ?')
   const insert = db.prepare('INSERT OR IGNORE INTO organizations (id, name, created_at) VALUES (?, ?, ?)')
   const list = db.prepare<[], Organization>('SELECT id, name, created_at AS createdAt FROM organizations ORDER BY created_at, id')
+  const write = groupCommit(db)
   return {
     async get (id) { return get.get(id) },
     async ensure (id, name, createdAt) {
-      insert.run(id, name, createdAt)
-      return get.get(id)!
+      return await write(() => {
+        insert.run(id, name, createdAt)
+        return get.get(id)!
+      })
     },
     async list () { return list.all() }
   }
 }
+
+/** The parameters of a new client's row: a fresh generation, the scopes as JSON. */
+export const clientRow = (c: NewClient, createdAt: string): Record<string, string | number | null> => ({
+  id: c.id,
+  organizationId: c.organizationId,
+  name: c.name ?? '',
+  secretSalt: c.secretSalt,
+  secretHash: c.secretHash,
+  scopes: JSON.stringify(c.scopes),
+  refreshTokens: c.refreshTokens ? 1 : 0,
+  userId: c.userId ?? null,
+  generation: randomUUID(),
+  createdAt
+})
 
 export function clientStore (db: Db): ClientStore {
   const get = db.prepare<[string], ClientRow>('SELECT * FROM clients WHERE id = ?')
@@ -115,6 +132,7 @@ export function clientStore (db: Db): ClientStore {
   const rotate = db.prepare('UPDATE clients SET secret_salt = ?, secret_hash = ?, generation = ? WHERE id = ?')
   const del = db.prepare('DELETE FROM clients WHERE id = ?')
   const delRefresh = db.prepare('DELETE FROM refresh_tokens WHERE client_id = ?')
+  const write = groupCommit(db)
   return {
     async get (id) {
       const row = get.get(id)
@@ -124,38 +142,29 @@ export function clientStore (db: Db): ClientStore {
       return (organizationId === undefined ? listAll.all() : listOrg.all(organizationId)).map(toClient)
     },
     async create (c: NewClient, createdAt) {
-      const row = {
-        id: c.id,
-        organizationId: c.organizationId,
-        name: c.name ?? '',
-        secretSalt: c.secretSalt,
-        secretHash: c.secretHash,
-        scopes: JSON.stringify(c.scopes),
-        refreshTokens: c.refreshTokens ? 1 : 0,
-        userId: c.userId ?? null,
-        generation: randomUUID(),
-        createdAt
-      }
+      const row = clientRow(c, createdAt)
       try {
-        insert.run(row)
+        return await write(() => {
+          insert.run(row)
+          return toClient(get.get(c.id)!)
+        })
       } catch (err) {
         if (isConstraint(err)) return undefined
         throw err
       }
-      return toClient(get.get(c.id)!)
     },
     async rotateSecret (id, salt, hash) {
-      return db.transaction(() => {
+      return await write(() => {
         if (rotate.run(salt, hash, randomUUID(), id).changes === 0) return undefined
         delRefresh.run(id)
         return toClient(get.get(id)!)
-      })()
+      })
     },
     async delete (id) {
-      return db.transaction(() => {
+      return await write(() => {
         delRefresh.run(id)
         return del.run(id).changes > 0
-      })()
+      })
     }
   }
 }
@@ -201,26 +210,32 @@ export function eventStore (db: Db): EventStore {
 
 export function userStore (db: Db): UserStore {
   const get = db.prepare<[string, string], UserRow>('SELECT id, organization_id, email, record, created_at FROM users WHERE organization_id = ? AND id = ?')
-  const exists = db.prepare<[string, string], number>('SELECT 1 FROM users WHERE id = ? AND organization_id = ?').pluck()
+  const typeOf = db.prepare<[string, string], string>("SELECT coalesce(json_extract(record, '$.type'), 'individual') FROM users WHERE id = ? AND organization_id = ?").pluck()
   const byEmail = db.prepare<[string, string], UserRow>('SELECT id, organization_id, email, record, created_at FROM users WHERE organization_id = ? AND email_key = ?')
   const list = db.prepare<[string], UserRow>('SELECT id, organization_id, email, record, created_at FROM users WHERE organization_id = ? ORDER BY created_at, id')
   const insert = db.prepare('INSERT OR IGNORE INTO users (id, organization_id, email, email_key, record, created_at) VALUES (?, ?, ?, ?, ?, ?)')
   const insertMetadata = metadataInserter(db)
   const write = groupCommit(db)
   const memo = memoOf(db)
+  // Only users known to exist are remembered, with their type: a user goes only with a reset.
+  const type = (org: string, id: string): string | undefined => {
+    const known = memo.userType(org, id)
+    if (known !== undefined) return known
+    const found = typeOf.get(id, org)
+    if (found !== undefined) memo.rememberUser(org, id, found)
+    return found
+  }
   return {
     async get (org, id) {
       const row = get.get(org, id)
       return row === undefined ? undefined : toUser(row)
     },
-    // Only users known to exist are remembered: a user is removed by nothing but a reset.
     async exists (org, id) {
-      if (memo.hasUser(org, id)) return true
-      if (exists.get(id, org) === undefined) return false
-      memo.rememberUser(org, id)
-      return true
+      return memo.hasUser(org, id) || type(org, id) !== undefined
     },
     knownToExist: (org, id) => memo.hasUser(org, id),
+    async type (org, id) { return type(org, id) },
+    knownType: (org, id) => memo.userType(org, id),
     async findByEmail (org, email) {
       const row = byEmail.get(org, emailKey(email))
       return row === undefined ? undefined : toUser(row)
@@ -242,6 +257,7 @@ export function entityStore (db: Db): EntityStore {
   const get = db.prepare<[string, string, string], EntityRow>('SELECT * FROM entities WHERE organization_id = ? AND type = ? AND id = ?')
   const insert = db.prepare('INSERT INTO entities (id, organization_id, type, user_id, record, created_at) VALUES (?, ?, ?, ?, ?, ?)')
   const listForUser = db.prepare<[string, string], EntityRow>('SELECT * FROM entities WHERE organization_id = ? AND user_id = ? ORDER BY created_at, id')
+  const write = groupCommit(db)
   return {
     async get (org, type, id) {
       const row = get.get(org, type, id)
@@ -249,7 +265,7 @@ export function entityStore (db: Db): EntityStore {
     },
     async create (e) {
       try {
-        insert.run(e.id, e.organizationId, e.type, e.userId, JSON.stringify(e.record), e.createdAt)
+        await write(() => insert.run(e.id, e.organizationId, e.type, e.userId, JSON.stringify(e.record), e.createdAt))
       } catch (err) {
         if (isConstraint(err)) return undefined
         throw err

@@ -16,8 +16,8 @@ interface MetadataKey { organizationId: string, entity: string, entityId: string
 // Nested maps rather than one map under joined keys: no key to build per lookup, and the ids, one
 // string each from the request, are hashed once for both the user and the metadata lookup.
 export class Memo {
-  /** Users known to exist, by organization: users go only with a reset. */
-  readonly #users = new Map<string, Set<string>>()
+  /** Users known to exist, by organization, with their type: users go only with a reset. */
+  readonly #users = new Map<string, Map<string, string>>()
   #userCount = 0
   /** Current metadata revisions, by organization, entity type and id. Absent ones are not kept. */
   readonly #metadata = new Map<string, Map<string, Map<string, MetadataRevision>>>()
@@ -27,15 +27,20 @@ export class Memo {
     return this.#users.get(organizationId)?.has(userId) === true
   }
 
-  rememberUser (organizationId: string, userId: string): void {
+  /** The type (`individual`, `business`) of a user known to exist. */
+  userType (organizationId: string, userId: string): string | undefined {
+    return this.#users.get(organizationId)?.get(userId)
+  }
+
+  rememberUser (organizationId: string, userId: string, type: string): void {
     if (this.#userCount >= LIMIT) {
       this.#users.clear()
       this.#userCount = 0
     }
     let users = this.#users.get(organizationId)
-    if (users === undefined) this.#users.set(organizationId, users = new Set())
+    if (users === undefined) this.#users.set(organizationId, users = new Map())
     if (users.has(userId)) return
-    users.add(userId)
+    users.set(userId, type)
     this.#userCount++
   }
 

@@ -116,6 +116,10 @@ export interface UserStore {
   exists (organizationId: string, id: string): Promise<boolean>
   /** True when the user is known to exist without a read (false: ask `exists`). */
   knownToExist (organizationId: string, id: string): boolean
+  /** The user's type (`individual`, `business`), undefined when there is no such user. */
+  type (organizationId: string, id: string): Promise<string | undefined>
+  /** The type when it is known without a read (undefined: ask `type`). */
+  knownType (organizationId: string, id: string): string | undefined
   findByEmail (organizationId: string, email: string): Promise<UserRecord | undefined>
   list (organizationId: string): Promise<UserRecord[]>
   /**

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto'
 import { Type } from 'typebox'
 import { Uuid } from '../../schemas/common.js'
 import { FixtureUser } from '../../schemas/sandbox.js'
-import type { FixtureKey } from '../kit/area.js'
+import { defineFixtureKey } from '../kit/area.js'
 import type { UserRecord } from '../storage/index.js'
 import { emailKey } from '../storage/core.js'
 
@@ -18,7 +18,7 @@ export function userRecord (id: string, organizationId: string, email: string, p
   }
 }
 
-export const usersFixture: FixtureKey = {
+export const usersFixture = defineFixtureKey({
   key: 'users',
   after: ['organizations'],
   schema: Type.Array(FixtureUser),
@@ -27,7 +27,7 @@ export const usersFixture: FixtureKey = {
     const { app, bad } = context
     const emails = new Set<string>()
     const summary: Array<{ id: string, organizationId: string, email: string }> = []
-    for (const [i, u] of (items as FixtureUser[]).entries()) {
+    for (const [i, u] of items.entries()) {
       const organizationId = u.organizationId ?? context.demoOrganizationId
       const id = u.id ?? randomUUID()
       let ok = true
@@ -45,4 +45,4 @@ export const usersFixture: FixtureKey = {
     }
     context.summarize('users', summary)
   }
-}
+})

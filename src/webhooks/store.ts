@@ -1,6 +1,6 @@
 // SQLite implementation of the webhooks store: management links, endpoints, messages and delivery
 // attempts. Every statement is prepared once, here.
-import type { Db } from '../storage/db.js'
+import { groupCommit, type Db } from '../storage/db.js'
 import type { EventRecord } from '../storage/types.js'
 
 export interface ManagementLinkRecord {
@@ -248,9 +248,11 @@ export function webhooksStore (db: Db): WebhooksStore {
     return row === undefined ? undefined : withAttempts([row])[0]
   }
   const saveMessage = (m: WebhookMessageRecord): boolean => insertMessage.run(m).changes > 0
+  // Every write goes through the group commit: atomic on its own, committed with the turn's others.
+  const write = groupCommit(db)
 
   return {
-    async createManagementLink (link) { insertLink.run(link) },
+    async createManagementLink (link) { await write(() => insertLink.run(link)) },
     async findManagementLink (tokenHash) {
       const row = getLink.get(tokenHash)
       return row === undefined
@@ -264,11 +266,13 @@ export function webhooksStore (db: Db): WebhooksStore {
       return row === undefined ? undefined : toEndpoint(row)
     },
     async createEndpoint (e) {
-      insertEndpoint.run({ ...e, eventTypes: JSON.stringify(e.eventTypes), disabled: e.disabled ? 1 : 0 })
-      return toEndpoint(getEndpoint.get(e.organizationId, e.id)!)
+      return await write(() => {
+        insertEndpoint.run({ ...e, eventTypes: JSON.stringify(e.eventTypes), disabled: e.disabled ? 1 : 0 })
+        return toEndpoint(getEndpoint.get(e.organizationId, e.id)!)
+      })
     },
     async updateEndpoint (organizationId, id, changes) {
-      return db.transaction(() => {
+      return await write(() => {
         const row = getEndpoint.get(organizationId, id)
         if (row === undefined) return undefined
         const current = toEndpoint(row)
@@ -283,12 +287,12 @@ export function webhooksStore (db: Db): WebhooksStore {
           updatedAt: next.updatedAt
         })
         return toEndpoint(getEndpoint.get(organizationId, id)!)
-      }).immediate()
+      })
     },
-    async deleteEndpoint (organizationId, id) { return deleteEndpoint.run(organizationId, id).changes > 0 },
+    async deleteEndpoint (organizationId, id) { return await write(() => deleteEndpoint.run(organizationId, id).changes > 0) },
 
     async fanOut (event, now, newMessageId) {
-      return db.transaction(() => {
+      return await write(() => {
         const created: WebhookMessageRecord[] = []
         const body = JSON.stringify(event.payload)
         for (const endpoint of enabledEndpoints.all(event.organizationId).map(toEndpoint)) {
@@ -308,10 +312,10 @@ export function webhooksStore (db: Db): WebhooksStore {
           if (saveMessage(message)) created.push(message)
         }
         return created
-      }).immediate()
+      })
     },
     async createMessage (m) {
-      saveMessage(m)
+      await write(() => saveMessage(m))
       return m
     },
     async getMessage (organizationId, id) { return messageWithAttempts(organizationId, id) },
@@ -328,18 +332,17 @@ export function webhooksStore (db: Db): WebhooksStore {
     },
     async nextDueAt () { return nextDue.get()?.at ?? undefined },
     async recordAttempt (a, outcome) {
-      return db.transaction(() => {
+      return await write(() => {
         if (existsMessage.get(a.messageId) === undefined) return false
         insertAttempt.run(a)
         updateOutcome.run(outcome.status, outcome.attemptCount, outcome.nextAttemptAt, a.messageId)
         return true
-      }).immediate()
+      })
     },
     async replay (organizationId, id, now) {
-      return db.transaction(() => {
-        if (restart.run(now, organizationId, id).changes === 0) return undefined
-        return messageWithAttempts(organizationId, id)
-      }).immediate()
+      return await write(() => restart.run(now, organizationId, id).changes > 0)
+        ? messageWithAttempts(organizationId, id)
+        : undefined
     }
   }
 }

@@ -22,6 +22,8 @@ const probes: FastifyPluginAsync = async probe => {
   probe.get('/probe/any', { config: { auth: { scopes: [], subjects: ['client', 'user'] } } }, echo)
   probe.post('/probe/body', { config: { auth: { scopes: [], subjects: ['client'] } } }, async () => ({ ok: true }))
   probe.get('/probe/open', async () => ({ open: true }))
+  probe.get('/probe/individuals', { config: { auth: { scopes: [], subjects: ['user:individual'] } } }, echo)
+  probe.get('/probe/people', { config: { auth: { scopes: [], subjects: ['client', 'user:individual', 'user:business'] } } }, echo)
 }
 
 const buildWithProbes = async (t: Test, overrides = {}): Promise<FastifyInstance> => await build(t, overrides, { plugins: [probes] })
@@ -310,4 +312,27 @@ t.test('after a restart nothing is in memory: the guard reads the client and the
   await third.storage.clients.delete(bound.clientId)
   is401(t, await get(third, '/probe/user-metadata', bearer(userToken)), TOKEN_REVOKED)
   is401(t, await get(third, '/probe/user-metadata', bearer(userToken)), TOKEN_REVOKED)
+})
+
+t.test('an operation for users of one type admits them and refuses the others with the type named', async t => {
+  const app = await buildWithProbes(t)
+  const token = await accessToken(app)
+  const person = await makeUser(app)
+  const company = await makeUser(app)
+  app.storage.db.prepare("UPDATE users SET record = json_set(record, '$.type', 'business') WHERE id = ?").run(company.id)
+
+  const asPerson = await get(app, '/probe/individuals', { ...bearer(token), ...onBehalfOf(person.id) })
+  t.equal(asPerson.statusCode, 200, asPerson.body)
+  t.match(asPerson.json(), { subject: 'user', userId: person.id })
+  isApiError(t, await get(app, '/probe/individuals', { ...bearer(token), ...onBehalfOf(company.id) }), 403,
+    subjectNotAllowed(['user:individual'], 'user:business'))
+  isApiError(t, await get(app, '/probe/individuals', bearer(token)), 403, subjectNotAllowed(['user:individual'], 'client'))
+  isApiError(t, await get(app, '/probe/individuals', { ...bearer(token), ...onBehalfOf(randomUUID()) }), 404, ENTITY_NOT_FOUND_USER)
+
+  for (const headers of [bearer(token), { ...bearer(token), ...onBehalfOf(person.id) }, { ...bearer(token), ...onBehalfOf(company.id) }]) {
+    t.equal((await get(app, '/probe/people', headers)).statusCode, 200, 'every subject the operation names is admitted')
+  }
+  // A second request finds the type remembered: the same answer.
+  isApiError(t, await get(app, '/probe/individuals', { ...bearer(token), ...onBehalfOf(company.id) }), 403,
+    subjectNotAllowed(['user:individual'], 'user:business'))
 })

@@ -277,7 +277,7 @@ t.test('the OpenAPI document and /docs list the 14 operations with their tags, s
     t.ok(op, `${id} is documented`)
     t.same(op?.tags, [tag])
     t.same(op?.security, [{ OAuth2: scopes }])
-    t.same(op?.['x-subjects'], ['client', 'user'])
+    t.same(op?.['x-subjects'], ['client', 'user:business', 'user:individual'])
   }
   for (const tag of ['Countries', 'Assets', 'Terms of service', 'Files']) t.ok(doc.tags.some((x: { name: string }) => x.name === tag), `tag ${tag}`)
   t.equal((await app.inject({ method: 'GET', url: '/docs/' })).statusCode, 200)

@@ -7,6 +7,7 @@
 // /_sandbox/webhooks/.
 import type { FastifyInstance, FastifyReply } from 'fastify'
 import { Type } from 'typebox'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { ApiError } from '../../errors.js'
 import { errorResponse } from '../../../schemas/common.js'
 import {
@@ -59,10 +60,10 @@ export default async function portalRoutes (app: FastifyInstance, { service }: {
   asset('portal.css', 'text/css; charset=utf-8', PORTAL_CSS)
   asset('portal.js', 'text/javascript; charset=utf-8', PORTAL_JS)
 
-  app.get(`${PORTAL_PATH}/:token`, {
+  app.withTypeProvider<TypeBoxTypeProvider>().get(`${PORTAL_PATH}/:token`, {
     schema: { ...common, summary: 'Webhooks portal page', params: TokenParams }
   }, async (request, reply) => {
-    const { token } = request.params as { token: string }
+    const { token } = request.params
     const link = await service.linkState(token)
     reply.type('text/html; charset=utf-8')
     if (link.state === 'invalid') return reply.code(401).send(linkStatePage('invalid'))
@@ -81,80 +82,81 @@ export default async function portalRoutes (app: FastifyInstance, { service }: {
     })
 
     const base = `${PORTAL_PATH}/:token/api`
-    const params = (extra?: typeof EndpointIdParams | typeof MessageIdParams) =>
-      extra === undefined ? TokenParams : Type.Object({ ...TokenParams.properties, ...extra.properties })
+    const withId = Type.Object({ ...TokenParams.properties, ...EndpointIdParams.properties })
+    const withMessageId = Type.Object({ ...TokenParams.properties, ...MessageIdParams.properties })
+    // Handlers read params, query and body with the types of their schemas.
+    const typed = api.withTypeProvider<TypeBoxTypeProvider>()
 
-    api.get(`${base}/endpoints`, {
-      schema: { ...common, summary: 'List endpoints', params: params(), response: { 200: EndpointListResponse, ...linkErrors } }
+    typed.get(`${base}/endpoints`, {
+      schema: { ...common, summary: 'List endpoints', params: TokenParams, response: { 200: EndpointListResponse, ...linkErrors } }
     }, async request => ({ endpoints: await service.listEndpoints(request.portalOrganizationId) }))
 
-    api.post(`${base}/endpoints`, {
+    typed.post(`${base}/endpoints`, {
       schema: {
         ...common,
         summary: 'Add an endpoint',
-        params: params(),
+        params: TokenParams,
         body: CreateEndpointRequest,
         response: { 201: EndpointResponse, 400: errorResponse('Invalid endpoint.'), ...linkErrors }
       }
     }, async (request, reply) => {
-      const endpoint = await service.createEndpoint(request.portalOrganizationId, request.body as CreateEndpointRequest)
+      const endpoint = await service.createEndpoint(request.portalOrganizationId, request.body)
       return reply.code(201).send({ endpoint })
     })
 
-    api.patch(`${base}/endpoints/:id`, {
+    typed.patch(`${base}/endpoints/:id`, {
       schema: {
         ...common,
         summary: 'Change an endpoint',
-        params: params(EndpointIdParams),
+        params: withId,
         body: UpdateEndpointRequest,
         response: { 200: EndpointResponse, 400: errorResponse('Invalid change.'), 404: errorResponse('No such endpoint.'), ...linkErrors }
       }
     }, async request => {
-      const { id } = request.params as { id: string }
-      return { endpoint: await service.updateEndpoint(request.portalOrganizationId, id, request.body as UpdateEndpointRequest) }
+      const { id } = request.params
+      return { endpoint: await service.updateEndpoint(request.portalOrganizationId, id, request.body) }
     })
 
-    api.delete(`${base}/endpoints/:id`, {
+    typed.delete(`${base}/endpoints/:id`, {
       schema: {
         ...common,
         summary: 'Delete an endpoint',
-        params: params(EndpointIdParams),
+        params: withId,
         response: { 204: Type.Null({ description: 'Deleted with its messages.' }), 404: errorResponse('No such endpoint.'), ...linkErrors }
       }
     }, async (request, reply) => {
-      const { id } = request.params as { id: string }
+      const { id } = request.params
       await service.deleteEndpoint(request.portalOrganizationId, id)
-      return reply.code(204).send()
+      return reply.code(204).send(null)
     })
 
-    api.post(`${base}/endpoints/:id/test`, {
+    typed.post(`${base}/endpoints/:id/test`, {
       schema: {
         ...common,
         summary: 'Send a test event',
-        params: params(EndpointIdParams),
+        params: withId,
         response: { 202: MessageResponse, 404: errorResponse('No such endpoint.'), 409: errorResponse('The endpoint is disabled.'), ...linkErrors }
       }
     }, async (request, reply) => {
-      const { id } = request.params as { id: string }
+      const { id } = request.params
       return reply.code(202).send({ message: await service.sendTestEvent(request.portalOrganizationId, id) })
     })
 
-    api.get(`${base}/messages`, {
-      schema: { ...common, summary: 'List recent messages', params: params(), querystring: MessageQuery, response: { 200: MessageListResponse, ...linkErrors } }
+    typed.get(`${base}/messages`, {
+      schema: { ...common, summary: 'List recent messages', params: TokenParams, querystring: MessageQuery, response: { 200: MessageListResponse, ...linkErrors } }
     }, async request => {
-      const query = request.query as { endpointId?: string, status?: 'pending' | 'delivered' | 'failed', limit?: number }
-      return { messages: await service.listMessages({ ...query, organizationId: request.portalOrganizationId }) }
+      return { messages: await service.listMessages({ ...request.query, organizationId: request.portalOrganizationId }) }
     })
 
-    api.post(`${base}/messages/:id/replay`, {
+    typed.post(`${base}/messages/:id/replay`, {
       schema: {
         ...common,
         summary: 'Replay a message',
-        params: params(MessageIdParams),
+        params: withMessageId,
         response: { 202: MessageResponse, 404: errorResponse('No such message.'), 409: errorResponse('The endpoint is disabled.'), ...linkErrors }
       }
     }, async (request, reply) => {
-      const { id } = request.params as { id: string }
+      const { id } = request.params
       return reply.code(202).send({ message: await service.replay(request.portalOrganizationId, id) })
     })
   })

@@ -1,0 +1,38 @@
+// The registry of what areas declare: names and fixture keys are unique, migrations are named by
+// their area, fixture keys are checked after the keys they refer to.
+import t from 'tap'
+import { Type } from 'typebox'
+import { AreaRegistry, defineArea, defineFixtureKey, type FixtureKey } from '../../src/kit/area.js'
+import { orderedKeys } from '../../src/kit/fixtures.js'
+import { areas } from '../../src/areas.js'
+
+const plugin = async (): Promise<void> => {}
+const key = (name: string, after?: string[]): FixtureKey =>
+  defineFixtureKey({ key: name, after, schema: Type.Array(Type.String()), summary: Type.Array(Type.String()), check: async () => {} })
+
+t.test('two areas of one name, or two fixture keys of one name, are refused', async t => {
+  t.throws(() => new AreaRegistry([defineArea({ name: 'a', plugin }), defineArea({ name: 'a', plugin })]), /Two areas are named a/)
+  const registry = new AreaRegistry([defineArea({ name: 'a', fixtures: [key('x')], plugin }), defineArea({ name: 'b', fixtures: [key('x')], plugin })])
+  t.throws(() => registry.fixtureKeys(), /Two areas declare the fixture key x/)
+})
+
+t.test('an area\'s migrations are named after it, in area order', async t => {
+  const registry = new AreaRegistry([
+    defineArea({ name: 'first', migrations: [{ name: '001-a', sql: '' }, { name: '002-b', sql: '' }], plugin }),
+    defineArea({ name: 'second', migrations: [{ name: '001-a', sql: '' }], plugin })
+  ])
+  t.strictSame(registry.migrations().map(m => m.name), ['first/001-a', 'first/002-b', 'second/001-a'])
+})
+
+t.test('fixture keys come after the keys they name, whatever the area order', async t => {
+  t.strictSame(orderedKeys([key('metadata', ['users', 'entities']), key('entities', ['users']), key('users', ['organizations']), key('organizations')]).map(k => k.key),
+    ['organizations', 'users', 'entities', 'metadata'])
+  t.throws(() => orderedKeys([key('a', ['b']), key('b', ['a'])]), /cycle/)
+})
+
+t.test('the sandbox\'s areas declare every tag, fixture key and metadata entity the API has', async t => {
+  const registry = new AreaRegistry(areas)
+  t.strictSame(registry.tags().map(tag => tag.name), ['Authentication', 'Users', 'Metadata', 'KYC sharing', 'Webhooks', 'Sandbox'])
+  t.strictSame(orderedKeys(registry.fixtureKeys()).map(k => k.key), ['organizations', 'users', 'clients', 'entities', 'metadata'])
+  t.strictSame(registry.metadataEntities().map(e => e.segment), ['users', 'accounts', 'files', 'external-accounts', 'transactions'])
+})
