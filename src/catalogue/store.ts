@@ -2,13 +2,11 @@
 // prices. Every statement is prepared once, here. Each write also sets a new random version
 // token, so a process holding a snapshot can tell, by reading one row, whether it is still right.
 import { randomUUID } from 'node:crypto'
-import type Database from 'better-sqlite3'
+import { groupCommit, type Db } from '../storage/db.js'
 import type { Rail } from '../../schemas/catalogue.js'
 import { noChanges, railKey, type CatalogueChanges } from './catalogue.js'
 import type { AssetEntry, NetworkEntry } from './data.js'
 import type { CountryOverride } from './countries.js'
-
-type Db = Database.Database
 
 export const catalogueMigration = {
   name: '001-catalogue',
@@ -78,11 +76,14 @@ export function catalogueStore (db: Db): CatalogueStore {
     for (const c of countries) putEntry.run('country', c.code, JSON.stringify(c))
   }
   const current = (): string => version.get()?.token ?? EMPTY
-  const write = <T>(work: () => T): T => db.transaction(() => {
+  const commit = groupCommit(db)
+  // Through the group commit, like every request-path write; it may run a write twice (a new
+  // token each time does no harm).
+  const write = <T>(work: () => T): Promise<T> => commit(() => {
     const result = work()
     bump.run(randomUUID())
     return result
-  }).immediate()
+  })
 
   return {
     async version () { return current() },
@@ -103,7 +104,7 @@ export function catalogueStore (db: Db): CatalogueStore {
     },
 
     async putEntries (entries) {
-      write(() => put(entries))
+      await write(() => put(entries))
     },
 
     putEntriesNow (entries) {
@@ -112,15 +113,15 @@ export function catalogueStore (db: Db): CatalogueStore {
     },
 
     async pin (asset, mid, pinnedAt) {
-      write(() => putPin.run(asset, mid, pinnedAt))
+      await write(() => putPin.run(asset, mid, pinnedAt))
     },
 
     async release (asset) {
-      return write(() => (asset === undefined ? releaseAll.run() : releaseOne.run(asset)).changes)
+      return await write(() => (asset === undefined ? releaseAll.run() : releaseOne.run(asset)).changes)
     },
 
     async clear () {
-      write(() => { clearEntries.run(); releaseAll.run() })
+      await write(() => { clearEntries.run(); releaseAll.run() })
     }
   }
 }
