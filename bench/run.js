@@ -3,7 +3,7 @@
 // baseline on this machine, measures each scenario with autocannon after a warm-up, and prints one
 // table with requests/s, p50, p99, errors and the ratio to the baseline measured right before each
 // scenario (medians over the runs).
-// Other flags: --only get,put (scenario keys), --users 1000, --log-level info,
+// Other flags: --only get,put (scenario keys: get, 304, put, patch, token, catalogue, mixed), --users 1000, --log-level info,
 // --cpu-prof (profile the sandbox and print its self time per function and file),
 // --cpu-prof-dir DIR (the same, and keep the profiles in DIR: run-1.cpuprofile, ...; open one in
 // Chrome's DevTools, or in bench/cpuprofile.js with the --from/--to printed for each scenario),
@@ -244,6 +244,12 @@ function scenarios (state) {
     headers: { authorization: BASIC, 'content-type': 'application/x-www-form-urlencoded' },
     body: 'grant_type=client_credentials&scope=core.users.metadata%3Aread'
   }
+  // The catalogue read: the assets ordered by price, and every asset's price in USD (the rates of
+  // USD in each), both computed by the price model on each request.
+  const catalogue = [
+    { method: 'GET', path: '/core/assets?sort=price:desc', headers: { authorization: auth } },
+    { method: 'GET', path: '/core/assets/USD/rates', headers: { authorization: auth } }
+  ]
   return [
     { key: 'get', name: 'GET metadata (X-On-Behalf-Of)', ...sequence(gets), expect: [200], target: { ratio: 0.5, p99: 10 } },
     { key: '304', name: 'GET 304 (If-None-Match)', ...sequence(notModified), expect: [304], target: { ratio: 0.6 } },
@@ -251,6 +257,7 @@ function scenarios (state) {
     { key: 'put', name: 'PUT metadata', requests: [put], expect: [200], target: { ratio: 0.3 } },
     { key: 'patch', name: 'PATCH metadata (2 ops)', requests: [patch], expect: [200], target: { ratio: 0.3 } },
     { key: 'token', name: 'Token (client credentials)', requests: [token_], expect: [200], target: { ratio: 0.3 } },
+    { key: 'catalogue', name: 'Catalogue read: list assets with rates', ...sequence(Array.from({ length: 50 }, () => catalogue).flat()), expect: [200], target: { ratio: 0.3 } },
     // 4 reads, 2 conditional reads, 1 PUT, 1 PATCH, 1 token per 9 requests.
     {
       key: 'mixed',

@@ -10,7 +10,7 @@ import { ClientRegistry } from './auth/clients.js'
 import { TokenService } from './auth/tokens.js'
 import { EventBus } from './events.js'
 import { ErrorBody, OAuthErrorBody } from '../schemas/common.js'
-import { installValidation, responseSerializers } from './plugins/validation.js'
+import { installValidation, requestValidators, responseSerializers } from './plugins/validation.js'
 import requests from './plugins/requests.js'
 import { withLazyChildren } from './plugins/logging.js'
 import { clientErrorHandler } from './plugins/client-errors.js'
@@ -53,7 +53,7 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
   const app = Fastify({
     loggerInstance: logger,
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'requestId' }),
-    schemaController: { compilersFactory: { buildSerializer: responseSerializers } },
+    schemaController: { compilersFactory: { buildSerializer: responseSerializers, buildValidator: requestValidators } },
     genReqId: () => randomUUID(),
     requestIdHeader: false,
     bodyLimit: config.bodyLimitBytes,

@@ -6,11 +6,13 @@ import auth from './auth/index.js'
 import users from './users/index.js'
 import metadata from './metadata/index.js'
 import kycSharing from './kyc-sharing/index.js'
+import catalogue from './catalogue/index.js'
 import webhooks from './webhooks/index.js'
 import sandbox from './sandbox/index.js'
 
 export const areas: readonly Area[] = [
   auth,
+  catalogue,
   users,
   metadata,
   kycSharing,

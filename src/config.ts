@@ -65,7 +65,7 @@ export const VARIABLES: Array<{ name: string, flag?: string, default: string, de
   { name: 'REQUEST_TIMEOUT_MS', default: '30000', description: 'How long a client may take to send a whole request, headers and body (408 and the connection closed beyond).' },
   { name: 'MAX_CONNECTIONS', default: '1024', description: 'Open connections the server keeps at once; beyond, a new connection is closed as soon as it is accepted, without an answer, while the open ones are served.' },
   { name: 'RATE_LIMIT_PER_MINUTE', default: '0', description: 'Requests per minute per client before 429 `too_many_requests` (0: off). Failed authentications (401) count too: that many per minute per address, and per client id at the token endpoint.' },
-  { name: 'UNSUPPORTED_COUNTRIES', default: 'CU,IR,KP,SY', description: 'ISO 3166-1 codes answered 409 `country_not_supported`.' }
+  { name: 'UNSUPPORTED_COUNTRIES', default: 'CU,IR,KP,SY', description: 'ISO 3166-1 codes that carry every restriction scope in the catalogue: answered 409 `country_not_supported`.' }
 ]
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']

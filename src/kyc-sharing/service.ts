@@ -11,7 +11,7 @@ export interface Identified {
 
 export async function identifyUser (app: FastifyInstance, organizationId: string, email: string, country: string): Promise<Identified> {
   // Checked first, so a known e-mail with an unsupported country is refused too, naming `country`.
-  if (!isCountrySupported(app, country)) throw countryNotSupported('country')
+  if (!await isCountrySupported(app, country)) throw countryNotSupported('country')
   const known = async (): Promise<Identified | undefined> => {
     const user = await app.storage.users.findByEmail(organizationId, email)
     return user === undefined ? undefined : { user: { id: user.id, email: user.email }, created: false }

@@ -4,7 +4,7 @@
 import AjvModule, { type ErrorObject } from 'ajv'
 import formatsModule from 'ajv-formats'
 import { iso31661, iso31662 } from 'iso-3166'
-import type { FastifySchema, FastifyInstance } from 'fastify'
+import type { FastifySchema, FastifySchemaCompiler, FastifyInstance, FastifyServerOptions } from 'fastify'
 import { SerializerSelector } from '@fastify/fast-json-stringify-compiler'
 import type { RequestContext, Violation } from '../errors.js'
 
@@ -99,10 +99,23 @@ function once<A, F> (make: (arg: A) => F, key: (arg: A) => string): (arg: A) => 
   }
 }
 
+const bodyValidators = once((schema: object) => lazyValidator(() => bodyAjv.compile(schema)), schemaKey)
+const partValidators = once((schema: object) => lazyValidator(() => partsAjv.compile(schema)), schemaKey)
+const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) =>
+  (httpPart === 'body' ? bodyValidators : partValidators)(schema as FastifySchema & object)
+
+type ValidatorFactory = NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>['buildValidator']
+
+/**
+ * The app's validator compiler, as the factory Fastify calls for the root and again for each
+ * encapsulated context that adds schemas of its own: without it, such a context (an area with
+ * `$id` schemas) was given Fastify's default compiler, which coerces bodies.
+ */
+// Fastify types the factory after its own ajv compiler; ours takes the same route schema.
+export const requestValidators = (() => validatorCompiler) as unknown as ValidatorFactory
+
 export function installValidation (app: FastifyInstance): void {
-  const body = once((schema: object) => lazyValidator(() => bodyAjv.compile(schema)), schemaKey)
-  const parts = once((schema: object) => lazyValidator(() => partsAjv.compile(schema)), schemaKey)
-  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? body : parts)(schema as FastifySchema & object))
+  app.setValidatorCompiler(validatorCompiler)
 }
 
 const defaultSerializers = SerializerSelector()

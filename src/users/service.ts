@@ -8,6 +8,8 @@ import { ApiError, conflict } from '../errors.js'
 import type { MetadataRevision } from '../storage/metadata.js'
 import type { User } from '../../schemas/users.js'
 import { toRevision } from '../metadata/revision.js'
+import { countryAllows, subdivisionAllowsResidence } from '../catalogue/lookup.js'
+import type { CountryRestrictionScope } from '../../schemas/catalogue.js'
 
 export interface NewUser {
   email: string
@@ -38,9 +40,12 @@ export const emailAlreadyExists = (): ApiError =>
 export const countryNotSupported = (property: string): ApiError =>
   conflict('country_not_supported', 'The country is not supported', { context: 'body', property })
 
-/** Whether the sandbox serves users of a country (UNSUPPORTED_COUNTRIES lists those it does not). */
-export const isCountrySupported = (app: FastifyInstance, country: string): boolean =>
-  !app.config.unsupportedCountries.includes(country)
+/**
+ * Whether the catalogue's country has no restriction of this scope (a country in
+ * UNSUPPORTED_COUNTRIES has all of them; fixtures can restrict more).
+ */
+export const isCountrySupported = (app: FastifyInstance, country: string, scope: CountryRestrictionScope = 'residence'): Promise<boolean> =>
+  countryAllows(app, country, scope)
 
 /** `YYYY-MM-DD` of the sandbox clock's date, `years` earlier. */
 function yearsAgo (app: FastifyInstance, years: number): string {
@@ -49,15 +54,15 @@ function yearsAgo (app: FastifyInstance, years: number): string {
 }
 
 /** The 409s of the creation body, first one found. */
-function check (app: FastifyInstance, input: NewUser, primaryCitizenship: string): void {
-  const countries: Array<[string, string | undefined]> = [
-    ['primaryCitizenship', primaryCitizenship], ['address.country', input.address.country], ['phone.country', input.phone?.country]
+async function check (app: FastifyInstance, input: NewUser, primaryCitizenship: string): Promise<void> {
+  const countries: Array<[string, string | undefined, CountryRestrictionScope]> = [
+    ['primaryCitizenship', primaryCitizenship, 'citizenship'], ['address.country', input.address.country, 'residence'], ['phone.country', input.phone?.country, 'phone']
   ]
-  for (const [property, country] of countries) {
-    if (country !== undefined && !isCountrySupported(app, country)) throw countryNotSupported(property)
+  for (const [property, country, scope] of countries) {
+    if (country !== undefined && !await isCountrySupported(app, country, scope)) throw countryNotSupported(property)
   }
   const { subdivision, country } = input.address
-  if (subdivision !== undefined && !subdivision.startsWith(`${country}-`)) {
+  if (subdivision !== undefined && !await subdivisionAllowsResidence(app, country, subdivision)) {
     throw conflict('subdivision_not_supported', 'The subdivision is not supported', { context: 'body', property: 'address.subdivision' })
   }
   if (input.partnerOnboardedAt !== undefined && !(Date.parse(input.partnerOnboardedAt) < app.clock.now())) {
@@ -91,7 +96,7 @@ const defined = <T extends object>(value: T): T =>
  */
 export async function createUser (app: FastifyInstance, organizationId: string, input: NewUser): Promise<CreatedUser> {
   const primaryCitizenship = input.primaryCitizenship ?? input.address.country
-  check(app, input, primaryCitizenship)
+  await check(app, input, primaryCitizenship)
 
   const now = app.clock.iso()
   const { country, subdivision, city, line1, line2, postalCode } = input.address

@@ -166,6 +166,10 @@ const KNOWN: Record<string, string[]> = {
   id: ['{{endpointA}}', '{{messageA}}'],
   clientId: ['{{clientB}}', DEMO_ID, 'no-such-client'],
   entity: ['accounts', 'files', 'external-accounts', 'transactions', 'users'],
+  network: ['xrp-ledger', 'bitcoin', 'sepa', 'no-such-network'],
+  asset: ['BTC', 'USD', 'NOPE'],
+  country: ['GB', 'KP', 'ZZ'],
+  termsOfService: ['general-gb-fca', 'unique-account-number-viban', 'nope'],
   '*': ['static/index.html', 'json', 'yaml', 'static/no-such-file.js']
 }
 
@@ -347,12 +351,19 @@ const SAMPLES: Record<string, Json[]> = {
   'POST /_sandbox/webhooks/endpoints/:id/test': [{ organizationId: '{{orgA}}' }],
   'POST /_sandbox/webhooks/messages/:id/replay': [{ organizationId: '{{orgA}}' }],
   'POST /_sandbox/reset': [{ organizationId: '{{orgB}}' }],
+  'POST /core/assets/_mget': [{ codes: ['BTC', 'ETH', 'NOPE'] }],
+  'POST /core/networks/:network/validate-address': [{ address: 'rHb9CJAWyB4rj91VRWn96DkukG4bwdtyTh', reference: '12345' }, { address: 'tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx' }],
+  'POST /_sandbox/rates': [{ asset: 'BTC', mid: '50000.5' }],
   'POST /_sandbox/fixtures': [{
     organizations: [{ id: '{{orgB}}', name: 'B' }],
     users: [{ email: 'fx-{{n}}@example.com', organizationId: '{{orgB}}', address: { country: 'GB' } }],
     clients: [{ clientId: 'fx-{{n}}', clientSecret: 'fx-secret-123', organizationId: '{{orgB}}', scopes: ['core.users:create'] }],
     entities: [{ type: 'files', userId: '{{userB}}' }],
-    metadata: [{ entity: 'accounts', entityId: '{{accountB}}', metadata: { a: 1 } }]
+    metadata: [{ entity: 'accounts', entityId: '{{accountB}}', metadata: { a: 1 } }],
+    assets: [{ code: 'FZ{{n}}', name: 'Fuzz', type: 'crypto', decimals: 6, usdPrice: '3.5' }],
+    networks: [{ code: 'fuzz-net', name: 'Fuzz', type: 'crypto', reference: { type: 'memo' } }],
+    rails: [{ type: 'crypto', network: 'fuzz-net', method: 'crypto-transaction', asset: 'BTC', decimals: 8, features: ['deposit'] }],
+    countries: [{ code: 'US', restrictions: ['phone'], subdivisions: [{ code: 'US-NY', restrictions: ['residence'] }] }]
   }],
   'POST /_sandbox/clients': [{ scopes: ['core.users:create', 'core.*'], organizationId: '{{orgB}}', refreshTokens: true, name: 'n', userId: null }],
   'POST /_sandbox/clients/:clientId/rotate-secret': [{ clientSecret: 'rotated-secret-1' }, {}],

@@ -1,0 +1,18 @@
+// Lists: the page query every paginated operation takes and the links its answer carries.
+import { Type, type Static } from 'typebox'
+
+export const MAX_PER_PAGE = 100
+export const DEFAULT_PER_PAGE = 10
+
+export const PageQuery = Type.Object({
+  page: Type.Optional(Type.Integer({ minimum: 1, default: 1, description: 'The page to answer, from 1.' })),
+  perPage: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PER_PAGE, default: DEFAULT_PER_PAGE, description: 'Items per page, 1 to 100.' }))
+})
+export type PageQuery = Static<typeof PageQuery>
+
+export const Pagination = Type.Object({
+  first: Type.String({ format: 'uri', description: 'The first page.' }),
+  prev: Type.Optional(Type.String({ format: 'uri', description: 'The page before; absent on the first page.' })),
+  next: Type.Optional(Type.String({ format: 'uri', description: 'The page after; absent on the last page.' }))
+}, { $id: 'Pagination', description: 'Absolute links to other pages of the list, keeping every other query parameter.' })
+export type Pagination = Static<typeof Pagination>

@@ -1,0 +1,83 @@
+// The catalogue as one immutable snapshot: the start data, the entries fixtures added or changed,
+// and the pinned prices. Every area reads countries and assets through it (`lookup.ts`), and the
+// price model reads it as its PriceSource.
+import type { Country, CountryRestrictionScope, Network, Rail } from '../../schemas/catalogue.js'
+import { ASSETS, NETWORKS, RAILS, type AssetEntry, type NetworkEntry } from './data.js'
+import { buildCountries, type CountryOverride } from './countries.js'
+import type { Pin, PriceSource } from './prices.js'
+
+/** What fixtures and the sandbox controls changed, as the store keeps it. */
+export interface CatalogueChanges {
+  assets: AssetEntry[]
+  networks: NetworkEntry[]
+  rails: Rail[]
+  countries: CountryOverride[]
+  pins: Record<string, Pin>
+}
+
+export const noChanges = (): CatalogueChanges => ({ assets: [], networks: [], rails: [], countries: [], pins: {} })
+
+/** A rail is known by its network, method and asset: a fixture's rail with the same three replaces it. */
+export const railKey = (r: Pick<Rail, 'network' | 'method' | 'asset'>): string => `${r.network} ${r.method} ${r.asset}`
+
+const byCode = <T extends { code: string }>(base: T[], changes: T[]): Map<string, T> => {
+  const map = new Map(base.map(e => [e.code, e]))
+  for (const e of changes) map.set(e.code, e)
+  return map
+}
+
+export class Catalogue implements PriceSource {
+  readonly #assets: Map<string, AssetEntry>
+  readonly #networks: Map<string, NetworkEntry>
+  readonly #rails: Rail[]
+  readonly #countries: Map<string, Country>
+  readonly #countryList: Country[]
+  readonly #pins: Map<string, Pin>
+
+  constructor (unsupportedCountries: readonly string[], changes: CatalogueChanges = noChanges()) {
+    this.#assets = byCode(ASSETS, changes.assets)
+    this.#networks = byCode(NETWORKS, changes.networks)
+    const rails = new Map(RAILS.map(r => [railKey(r), r]))
+    for (const r of changes.rails) rails.set(railKey(r), r)
+    this.#rails = [...rails.values()]
+    this.#countryList = buildCountries(unsupportedCountries, changes.countries)
+    this.#countries = new Map(this.#countryList.map(c => [c.code, c]))
+    this.#pins = new Map(Object.entries(changes.pins))
+  }
+
+  // ---- Assets and prices ----
+
+  asset (code: string): AssetEntry | undefined { return this.#assets.get(code) }
+  assets (): AssetEntry[] { return [...this.#assets.values()] }
+  pin (code: string): Pin | undefined { return this.#pins.get(code) }
+  pins (): Array<[string, Pin]> { return [...this.#pins.entries()] }
+
+  // ---- Networks and rails ----
+
+  network (code: string): NetworkEntry | undefined { return this.#networks.get(code) }
+  networks (): NetworkEntry[] { return [...this.#networks.values()] }
+  rails (): Rail[] { return this.#rails }
+
+  // ---- Countries ----
+
+  country (code: string): Country | undefined { return this.#countries.get(code) }
+  countries (): Country[] { return this.#countryList }
+
+  /** Whether the country exists and has no restriction of this scope. */
+  countryAllows (code: string, scope: CountryRestrictionScope): boolean {
+    const country = this.#countries.get(code)
+    return country !== undefined && !country.restrictions.some(r => r.scope === scope)
+  }
+
+  /** Whether the subdivision belongs to the country and residence there is not restricted. */
+  subdivisionAllowsResidence (country: string, subdivision: string): boolean {
+    const found = this.#countries.get(country)?.subdivisions.find(s => s.code === subdivision)
+    return found !== undefined && found.restrictions.length === 0
+  }
+}
+
+/** The network as the API shows it (without the validator's name). */
+export function networkView (entry: NetworkEntry): Network {
+  const { validator: _validator, ...network } = entry
+  return network
+}

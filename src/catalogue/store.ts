@@ -1,0 +1,127 @@
+// SQLite implementation of the catalogue store: what fixtures added or changed, and the pinned
+// prices. Every statement is prepared once, here. Each write also sets a new random version
+// token, so a process holding a snapshot can tell, by reading one row, whether it is still right.
+import { randomUUID } from 'node:crypto'
+import { groupCommit, type Db } from '../storage/db.js'
+import type { Rail } from '../../schemas/catalogue.js'
+import { noChanges, railKey, type CatalogueChanges } from './catalogue.js'
+import type { AssetEntry, NetworkEntry } from './data.js'
+import type { CountryOverride } from './countries.js'
+
+export const catalogueMigration = {
+  name: '001-catalogue',
+  sql: `
+-- Catalogue entries a fixture added or changed, by kind (asset, network, rail, country) and key
+-- (a code; for rails "network method asset"); value is the entry as JSON.
+CREATE TABLE catalogue_entries (
+  kind TEXT NOT NULL,
+  key TEXT NOT NULL,
+  value TEXT NOT NULL,
+  PRIMARY KEY (kind, key)
+);
+-- Pinned USD mid prices (POST /_sandbox/rates), in force from pinned_at (ms, sandbox clock).
+CREATE TABLE catalogue_pins (
+  asset TEXT PRIMARY KEY,
+  mid TEXT NOT NULL,
+  pinned_at INTEGER NOT NULL
+);
+-- One row: a token set anew by every write; empty after a reset.
+CREATE TABLE catalogue_version (
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  token TEXT NOT NULL
+);
+`
+}
+
+/** The entries a fixture brings, already checked. */
+export interface CatalogueEntries {
+  assets: AssetEntry[]
+  networks: NetworkEntry[]
+  rails: Rail[]
+  countries: CountryOverride[]
+}
+
+export interface CatalogueStore {
+  version: () => Promise<string>
+  load: () => Promise<{ version: string, changes: CatalogueChanges }>
+  /** Adds or replaces entries, all in one transaction. */
+  putEntries: (entries: CatalogueEntries) => Promise<void>
+  /** Adds or replaces entries inside a transaction the caller holds (a fixture's one write). */
+  putEntriesNow: (entries: CatalogueEntries) => void
+  /** Pins an asset's USD mid price from an instant on. */
+  pin: (asset: string, mid: string, pinnedAt: number) => Promise<void>
+  /** Releases one asset's pinned price, or every one; answers how many were released. */
+  release: (asset?: string) => Promise<number>
+  /** Forgets every entry and pin. */
+  clear: () => Promise<void>
+}
+
+const EMPTY = 'empty'
+
+export function catalogueStore (db: Db): CatalogueStore {
+  const version = db.prepare<[], { token: string }>('SELECT token FROM catalogue_version WHERE id = 1')
+  const bump = db.prepare('INSERT INTO catalogue_version (id, token) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET token = excluded.token')
+  const entries = db.prepare<[], { kind: string, key: string, value: string }>('SELECT kind, key, value FROM catalogue_entries ORDER BY rowid')
+  const pins = db.prepare<[], { asset: string, mid: string, pinned_at: number }>('SELECT asset, mid, pinned_at FROM catalogue_pins')
+  const putEntry = db.prepare('INSERT INTO catalogue_entries (kind, key, value) VALUES (?, ?, ?) ON CONFLICT (kind, key) DO UPDATE SET value = excluded.value')
+  const putPin = db.prepare('INSERT INTO catalogue_pins (asset, mid, pinned_at) VALUES (?, ?, ?) ON CONFLICT (asset) DO UPDATE SET mid = excluded.mid, pinned_at = excluded.pinned_at')
+  const releaseOne = db.prepare('DELETE FROM catalogue_pins WHERE asset = ?')
+  const releaseAll = db.prepare('DELETE FROM catalogue_pins')
+  const clearEntries = db.prepare('DELETE FROM catalogue_entries')
+
+  const put = ({ assets, networks, rails, countries }: CatalogueEntries): void => {
+    for (const a of assets) putEntry.run('asset', a.code, JSON.stringify(a))
+    for (const n of networks) putEntry.run('network', n.code, JSON.stringify(n))
+    for (const r of rails) putEntry.run('rail', railKey(r), JSON.stringify(r))
+    for (const c of countries) putEntry.run('country', c.code, JSON.stringify(c))
+  }
+  const current = (): string => version.get()?.token ?? EMPTY
+  const commit = groupCommit(db)
+  // Through the group commit, like every request-path write; it may run a write twice (a new
+  // token each time does no harm).
+  const write = <T>(work: () => T): Promise<T> => commit(() => {
+    const result = work()
+    bump.run(randomUUID())
+    return result
+  })
+
+  return {
+    async version () { return current() },
+
+    async load () {
+      return db.transaction(() => {
+        const changes = noChanges()
+        for (const row of entries.all()) {
+          const value = JSON.parse(row.value)
+          if (row.kind === 'asset') changes.assets.push(value as AssetEntry)
+          else if (row.kind === 'network') changes.networks.push(value as NetworkEntry)
+          else if (row.kind === 'rail') changes.rails.push(value as Rail)
+          else if (row.kind === 'country') changes.countries.push(value as CountryOverride)
+        }
+        for (const p of pins.all()) changes.pins[p.asset] = { mid: p.mid, pinnedAt: p.pinned_at }
+        return { version: current(), changes }
+      })()
+    },
+
+    async putEntries (entries) {
+      await write(() => put(entries))
+    },
+
+    putEntriesNow (entries) {
+      put(entries)
+      bump.run(randomUUID())
+    },
+
+    async pin (asset, mid, pinnedAt) {
+      await write(() => putPin.run(asset, mid, pinnedAt))
+    },
+
+    async release (asset) {
+      return await write(() => (asset === undefined ? releaseAll.run() : releaseOne.run(asset)).changes)
+    },
+
+    async clear () {
+      await write(() => { clearEntries.run(); releaseAll.run() })
+    }
+  }
+}
