@@ -8,6 +8,10 @@ import { migrations as coreMigrations } from '../../src/storage/core-migrations.
 import { migrations as webhooksMigrations } from '../../src/webhooks/migrations.js'
 import { migrations as sandboxMigrations } from '../../src/sandbox/migrations.js'
 import { build, fileDatabasePath } from '../helpers.js'
+import { AreaRegistry } from '../../src/kit/area.js'
+import { areas } from '../../src/areas.js'
+
+const AREA_MIGRATIONS = new AreaRegistry(areas).migrations().map(m => m.name)
 
 const names = (db: Database.Database): string[] =>
   (db.prepare('SELECT name FROM migrations ORDER BY rowid').all() as Array<{ name: string }>).map(r => r.name)
@@ -16,7 +20,8 @@ const tables = (db: Database.Database): string[] =>
 
 t.test('a new database records the core\'s and every area\'s migrations by name, in area order', async t => {
   const app = await build(t)
-  t.strictSame(names(app.storage.db), ['core/001-core', 'webhooks/001-webhooks', 'sandbox/001-seeds'])
+  t.strictSame(names(app.storage.db), ['core/001-core', ...AREA_MIGRATIONS])
+  t.ok(AREA_MIGRATIONS.indexOf('webhooks/001-webhooks') < AREA_MIGRATIONS.indexOf('webhooks/002-rotation-retention'), 'an area\'s own in its order')
   t.ok(tables(app.storage.db).includes('webhook_endpoints'))
   t.ok(tables(app.storage.db).includes('sandbox_seeds'))
 })
@@ -60,7 +65,8 @@ t.test('a database made with numbered migrations is read into named ones and kee
   old.close()
 
   const app = await build(t, { databasePath: path }, { storage: openStorage(path) })
-  t.strictSame(names(app.storage.db), ['core/001-core', 'webhooks/001-webhooks', 'sandbox/001-seeds'])
+  const numbered = ['core/001-core', 'webhooks/001-webhooks', 'sandbox/001-seeds']
+  t.strictSame(names(app.storage.db), [...numbered, ...AREA_MIGRATIONS.filter(n => !numbered.includes(n))], 'the numbered ones kept, the newer ones run')
   t.notOk(tables(app.storage.db).includes('schema_migrations'), 'the numbered record is gone')
   t.equal(await app.storage.settings.get('kept'), 'yes')
   const health = await app.inject({ method: 'GET', url: '/_sandbox/health' })
