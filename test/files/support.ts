@@ -16,11 +16,13 @@ export interface Setup {
   userId: string
   /** An API call as the user (or as `user`, or as the client with `user: null`), checked against the document. */
   call: Call
+  /** A new token for `call`: after the clock moved past the old one's lifetime. */
+  renewToken: () => Promise<void>
 }
 
 export async function setup (t: Test, overrides: Partial<Config> = {}): Promise<Setup> {
   const app = await build(t, { serviceName: 'uphold', partnerArea: 'topper', ...overrides })
-  const token = await accessToken(app)
+  let token = await accessToken(app)
   const check = await ownDocumentChecker(app)
   const user = await makeUser(app)
   const call: Call = async (method, url, { payload, headers = {}, user: as = user.id } = {}) => {
@@ -29,7 +31,7 @@ export async function setup (t: Test, overrides: Partial<Config> = {}): Promise<
     t.same(check(method, url, res), [], `${method} ${url} ${res.statusCode}: conforms to the app's own OpenAPI document`)
     return res
   }
-  return { app, token, userId: user.id, call }
+  return { app, token, userId: user.id, call, renewToken: async () => { token = await accessToken(app) } }
 }
 
 export interface Upload { url: string, formData: Record<string, string>, expiresAt: string }
