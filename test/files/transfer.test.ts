@@ -59,7 +59,8 @@ t.test('the file settings\' limits: size and content type', async t => {
   const tooSmall = await postForm(at(empty.url), empty.formData, { bytes: Buffer.alloc(0), type: 'image/png' })
   t.equal(tooSmall.status, 400)
   t.same(JSON.parse(tooSmall.body), {
-    code: 'request_invalid', message: 'The request has missing or invalid parameters',
+    code: 'request_invalid',
+    message: 'The request has missing or invalid parameters',
     details: { context: 'body', violations: [{ property: 'file', rule: 'minSize', ruleParams: { limit: 1, unit: 'bytes' } }] }
   })
 
@@ -82,7 +83,8 @@ t.test('a bad form: missing fields, no file, not multipart', async t => {
   const missing = await postForm(at(upload.url), partial, { bytes: Buffer.from('%PDF-1.4'), type: 'application/pdf' })
   t.equal(missing.status, 400)
   t.same(JSON.parse(missing.body), {
-    code: 'request_invalid', message: 'The request has missing or invalid parameters',
+    code: 'request_invalid',
+    message: 'The request has missing or invalid parameters',
     details: { context: 'body', violations: [{ property: 'policy', rule: 'required' }, { property: 'signature', rule: 'required' }] }
   })
   const noFile = await postForm(at(upload.url), upload.formData)
