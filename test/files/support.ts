@@ -40,7 +40,7 @@ export interface Upload { url: string, formData: Record<string, string>, expires
 export async function postForm (url: string, fields: Record<string, string>, file?: { bytes: Buffer, type: string }): Promise<{ status: number, body: string }> {
   const form = new FormData()
   for (const [k, v] of Object.entries(fields)) form.append(k, v)
-  if (file !== undefined) form.append('file', new Blob([file.bytes], { type: file.type }), 'upload.bin')
+  if (file !== undefined) form.append('file', new Blob([new Uint8Array(file.bytes)], { type: file.type }), 'upload.bin')
   const res = await fetch(url, { method: 'POST', body: form })
   return { status: res.status, body: await res.text() }
 }
