@@ -33,6 +33,7 @@ async function filesRoutes (app: FastifyInstance): Promise<void> {
     body: CreateFileRequest,
     responses: {
       201: { description: 'Created, pending, with its upload target; `errors` appears only when the metadata could not be stored.', ...CreateFileResponse },
+      404: '`entity_not_found` (`details.entity: "user"`): the acting user does not exist.',
       409: '`file_content_type_not_allowed` (the category does not allow the content type) or `max_files_limit_exceeded`.',
       413: '`content_too_large`: the body is over the server\'s body limit.',
       415: '`media_type_unsupported`: the body is not `application/json`.'
@@ -56,7 +57,7 @@ async function filesRoutes (app: FastifyInstance): Promise<void> {
     headers,
     responses: {
       200: { description: 'The file.', ...GetFileResponse },
-      404: '`entity_not_found` (`details.entity: "file"`): no such file of the acting user.'
+      404: '`entity_not_found` (`details.entity: "file"`): no such file of the acting user; (`"user"`) the acting user does not exist.'
     }
   }, async (request) => {
     const { organizationId, userId } = request.auth!

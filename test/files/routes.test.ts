@@ -106,9 +106,11 @@ t.test('subjects and scopes: users only, with core.files:create and core.files:r
   const res = await app.inject({ method: 'POST', url: '/core/files', headers: { ...bearer(narrow), ...onBehalfOf(userId) }, payload: { category: 'image', contentType: 'image/png' } })
   t.equal(res.statusCode, 403)
   t.match(res.json(), { code: 'token_insufficient_scopes', details: { security: [{ scheme: 'OAuth', schemeScopes: ['core.files:create'] }] } })
-  const gone = await call('GET', `/core/files/${randomUUID()}`, { user: randomUUID() })
-  t.equal(gone.statusCode, 404)
-  t.same(gone.json().details, { entity: 'user' })
+  for (const [method, payload] of [['GET', undefined], ['POST', { category: 'image', contentType: 'image/png' }]] as const) {
+    const gone = await call(method, method === 'GET' ? `/core/files/${randomUUID()}` : '/core/files', { user: randomUUID(), payload })
+    t.equal(gone.statusCode, 404, `${method}: an unknown acting user`)
+    t.same(gone.json(), { code: 'entity_not_found', message: 'The user cannot be found', details: { entity: 'user' } })
+  }
 })
 
 t.test('sandbox-made files are real files of their user', async t => {
