@@ -1,5 +1,6 @@
 // Test support for KYC: a user to verify, calls made as that user (the demo client acting on its
 // behalf), every answer checked against the app's own OpenAPI response schema, and the events.
+import { randomUUID } from 'node:crypto'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { accessToken, bearer, DEMO_ORG, onBehalfOf } from '../helpers.js'
 import { ownDocumentChecker } from '../catalogue/openapi-check.js'
@@ -72,4 +73,18 @@ export const PROFILE = {
     birthdate: '1990-05-17',
     address: { city: 'Lisboa', line1: 'Rua Augusta 10', postalCode: '1100-053' }
   }
+}
+
+/**
+ * A file of the user, through the files area's store (created, then uploaded unless told not to).
+ */
+export async function userFile (app: FastifyInstance, userId: string, opts: { uploaded?: boolean, organizationId?: string } = {}): Promise<string> {
+  const { filesStore } = await import('../../src/files/store.js')
+  const files = app.storage.store(filesStore)
+  const id = randomUUID()
+  const organizationId = opts.organizationId ?? DEMO_ORG
+  const created = await files.create({ id, organizationId, userId, status: 'pending', category: 'image', contentType: 'image/png', size: null, createdAt: app.clock.iso(), uploadedAt: null }, 100)
+  if (!created.ok) throw new Error(`file: ${created.reason}`)
+  if (opts.uploaded !== false) await files.upload(organizationId, id, Buffer.from('png'), app.clock.iso())
+  return id
 }
