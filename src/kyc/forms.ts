@@ -82,7 +82,10 @@ export const SCS_FORM = form('c41f9b7e-0a3d-4e28-8f61-2b7e9d4c5a03', {
   })
 })
 
-/** Tax details: answered at once. A document's `number` is 4 to 20 letters, digits or dashes. */
+/**
+ * Tax details: answered at once. A document's `number` is 4 to 20 letters, digits or dashes; a
+ * document without one may say why (`reason`).
+ */
 export const TAX_FORM = form('f2a6c8d0-3e5b-4a71-9c2d-7b8e1f0a4d04', {
   taxResidency: step('Tax residency', {
     countries: { type: 'array', title: 'Countries you are a tax resident of', uniqueItems: true, minItems: 1, maxItems: 10, items: { type: 'string', pattern: '^[A-Z]{2}$' } }
@@ -107,7 +110,7 @@ export const TAX_FORM = form('f2a6c8d0-3e5b-4a71-9c2d-7b8e1f0a4d04', {
     },
     certify: { type: 'boolean', title: 'I certify these details are correct' },
     signature: { type: 'string', minLength: 1, maxLength: 200, title: 'Your full name, as signature' }
-  }, ['documents', 'certify'])
+  }, ['documents'])
 })
 
 export const TAX_DOCUMENT_REASONS = ['not-issued', 'not-required']

@@ -452,7 +452,7 @@ export function updateTaxDetails (c: Change, { input, output }: TaxDetailsUpdate
   if (!isAddressComplete(c.record)) reasons.push('incomplete-address')
   if (reasons.length > 0) throw operationNotAllowed(reasons, 'User cannot submit tax details due to incomplete declared information')
   const violations = check(TAX_FORM.schema, input, 'input')
-  const missing = TAX_FORM.steps.filter(s => (input as Json)[s] === undefined).map(s => ({ property: `input.${s}`, rule: 'required' }))
+  const missing = TAX_FORM.steps.filter(s => input[s] === undefined).map(s => ({ property: `input.${s}`, rule: 'required' }))
   if (violations.length + missing.length > 0) throw requestInvalid('body', [...missing, ...violations])
   const identification = input.taxIdentification as { documents: Array<{ number?: string, reason?: string }>, signature?: string }
   identification.documents.forEach((d, i) => {
@@ -460,7 +460,7 @@ export function updateTaxDetails (c: Change, { input, output }: TaxDetailsUpdate
     if (d.number !== undefined && !TAX_NUMBER.test(d.number)) {
       throw conflict('document_number_invalid', 'The provided document number is invalid', { context: 'body', property: `${property}.number` })
     }
-    if (d.number === undefined && !TAX_DOCUMENT_REASONS.includes(d.reason ?? '')) {
+    if (d.number === undefined && d.reason !== undefined && !TAX_DOCUMENT_REASONS.includes(d.reason)) {
       throw conflict('document_reason_not_supported', 'The provided document reason is not supported', { context: 'body', property: `${property}.reason` })
     }
   })

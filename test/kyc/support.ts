@@ -5,7 +5,7 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { accessToken, bearer, DEMO_ORG, onBehalfOf } from '../helpers.js'
 import { ownDocumentChecker } from '../catalogue/openapi-check.js'
 
-interface Assert { same: (found: unknown, wanted: unknown, message?: string) => void }
+interface Assert { same: (found: unknown, wanted: unknown, message: string) => unknown }
 
 export interface Caller {
   app: FastifyInstance
