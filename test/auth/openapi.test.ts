@@ -89,7 +89,7 @@ t.test('the OAuth2 security scheme offers every scope of the spec and the partne
     const scheme = (await app.inject({ method: 'GET', url: '/openapi.json' })).json().components.securitySchemes.OAuth2
     t.equal(scheme.type, 'oauth2')
     t.equal(scheme.flows.clientCredentials.tokenUrl, '/core/oauth2/token')
-    t.strictSame(Object.keys(scheme.flows.clientCredentials.scopes).sort(), [...Object.keys(SPEC_SCOPES), `${partnerArea}.kyc-sharing:identify-user`].sort())
+    t.strictSame(Object.keys(scheme.flows.clientCredentials.scopes).sort(), [...Object.keys(SPEC_SCOPES), `${partnerArea}.kyc-sharing:identify-user`, `${partnerArea}.kyc-sharing:create-session`].sort())
     for (const [scope, grants] of Object.entries(SPEC_SCOPES)) t.equal(scheme.flows.clientCredentials.scopes[scope], grants, scope)
   }
 })
@@ -119,9 +119,9 @@ t.test('every registered route is in the document with the scopes and subjects i
       t.equal(op['x-subjects'], undefined)
     }
   }
-  // The operations of the Core API with a guard: metadata (4 x 5 entities), users, KYC sharing,
-  // management link, and the 14 of the catalogue.
-  t.equal(guarded, 37)
+  // The operations of the Core API with a guard: metadata (4 x 5 entities), users, KYC sharing
+  // (identify-user and sessions), management link, the 14 of the catalogue and the 12 of KYC.
+  t.equal(guarded, 50)
 })
 
 t.test('the description names the answers any route can get before routing: 400, 408 and 431, with their codes and limits', async t => {

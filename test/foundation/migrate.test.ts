@@ -16,7 +16,7 @@ const tables = (db: Database.Database): string[] =>
 
 t.test('a new database records the core\'s and every area\'s migrations by name, in area order', async t => {
   const app = await build(t)
-  t.strictSame(names(app.storage.db), ['core/001-core', 'webhooks/001-webhooks', 'sandbox/001-seeds'])
+  t.strictSame(names(app.storage.db), ['core/001-core', 'catalogue/001-catalogue', 'files/001-files', 'kyc/001-kyc', 'webhooks/001-webhooks', 'webhooks/002-rotation-retention', 'sandbox/001-seeds'])
   t.ok(tables(app.storage.db).includes('webhook_endpoints'))
   t.ok(tables(app.storage.db).includes('sandbox_seeds'))
 })
@@ -60,7 +60,8 @@ t.test('a database made with numbered migrations is read into named ones and kee
   old.close()
 
   const app = await build(t, { databasePath: path }, { storage: openStorage(path) })
-  t.strictSame(names(app.storage.db), ['core/001-core', 'webhooks/001-webhooks', 'sandbox/001-seeds'])
+  // The numbered scheme's three first, then the areas' added since, in area order.
+  t.strictSame(names(app.storage.db), ['core/001-core', 'webhooks/001-webhooks', 'sandbox/001-seeds', 'catalogue/001-catalogue', 'files/001-files', 'kyc/001-kyc', 'webhooks/002-rotation-retention'])
   t.notOk(tables(app.storage.db).includes('schema_migrations'), 'the numbered record is gone')
   t.equal(await app.storage.settings.get('kept'), 'yes')
   const health = await app.inject({ method: 'GET', url: '/_sandbox/health' })

@@ -32,7 +32,7 @@ t.test('fixture keys come after the keys they name, whatever the area order', as
 
 t.test('the sandbox\'s areas declare every tag, fixture key and metadata entity the API has', async t => {
   const registry = new AreaRegistry(areas)
-  t.strictSame(registry.tags().map(tag => tag.name), ['Authentication', 'Users', 'Metadata', 'KYC sharing', 'Webhooks', 'Sandbox'])
-  t.strictSame(orderedKeys(registry.fixtureKeys()).map(k => k.key), ['organizations', 'users', 'clients', 'entities', 'metadata'])
+  t.strictSame(registry.tags().map(tag => tag.name), ['Authentication', 'Countries', 'Assets', 'Terms of service', 'Files', 'Users', 'Metadata', 'KYC', 'KYC sharing', 'Webhooks', 'Sandbox'])
+  t.strictSame(orderedKeys(registry.fixtureKeys()).map(k => k.key), ['organizations', 'users', 'clients', 'assets', 'networks', 'rails', 'countries', 'entities', 'metadata', 'kycModels'])
   t.strictSame(registry.metadataEntities().map(e => e.segment), ['users', 'accounts', 'files', 'external-accounts', 'transactions'])
 })
