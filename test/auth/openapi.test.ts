@@ -119,9 +119,10 @@ t.test('every registered route is in the document with the scopes and subjects i
       t.equal(op['x-subjects'], undefined)
     }
   }
-  // The operations of the Core API with a guard: metadata (4 x 5 entities), users, KYC sharing
-  // (identify-user and sessions), management link, the 14 of the catalogue and the 12 of KYC.
-  t.equal(guarded, 50)
+  // The operations of the Core API with a guard: metadata (4 x 5 entities), users (create, get,
+  // delete), KYC sharing (identify-user and sessions), management link, the 14 of the catalogue,
+  // files (create, get) and the 12 of KYC.
+  t.equal(guarded, 54)
 })
 
 t.test('the description names the answers any route can get before routing: 400, 408 and 431, with their codes and limits', async t => {

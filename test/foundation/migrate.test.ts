@@ -60,7 +60,7 @@ t.test('a database made with numbered migrations is read into named ones and kee
   old.close()
 
   const app = await build(t, { databasePath: path }, { storage: openStorage(path) })
-  // The numbered scheme's three first, then the areas' added since, in area order.
+  // The numbered ones first, as recorded; then those no numbered database had.
   t.strictSame(names(app.storage.db), ['core/001-core', 'webhooks/001-webhooks', 'sandbox/001-seeds', 'catalogue/001-catalogue', 'files/001-files', 'kyc/001-kyc', 'webhooks/002-rotation-retention'])
   t.notOk(tables(app.storage.db).includes('schema_migrations'), 'the numbered record is gone')
   t.equal(await app.storage.settings.get('kept'), 'yes')

@@ -32,7 +32,10 @@ t.test('fixture keys come after the keys they name, whatever the area order', as
 
 t.test('the sandbox\'s areas declare every tag, fixture key and metadata entity the API has', async t => {
   const registry = new AreaRegistry(areas)
-  t.strictSame(registry.tags().map(tag => tag.name), ['Authentication', 'Countries', 'Assets', 'Terms of service', 'Files', 'Users', 'Metadata', 'KYC', 'KYC sharing', 'Webhooks', 'Sandbox'])
+  t.strictSame(registry.tags().map(tag => tag.name), ['Authentication', 'Countries', 'Assets', 'Terms of service', 'Files', 'Users', 'File storage', 'Metadata', 'KYC', 'KYC sharing', 'Webhooks', 'Sandbox'])
   t.strictSame(orderedKeys(registry.fixtureKeys()).map(k => k.key), ['organizations', 'users', 'clients', 'assets', 'networks', 'rails', 'countries', 'entities', 'metadata', 'kycModels'])
-  t.strictSame(registry.metadataEntities().map(e => e.segment), ['users', 'accounts', 'files', 'external-accounts', 'transactions'])
+  // In area order: files are the files area's (after users), the other entities the sandbox's.
+  t.strictSame(registry.metadataEntities().map(e => e.segment), ['users', 'files', 'accounts', 'external-accounts', 'transactions'])
+  t.strictSame(registry.sandboxEntity('files')?.segment, 'files')
+  t.equal(registry.sandboxEntity('accounts'), undefined)
 })
