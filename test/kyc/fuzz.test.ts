@@ -3,8 +3,8 @@
 // controls can force. Every answer is below 500 and in the error envelope when it is an error.
 import t from 'tap'
 import fc from 'fast-check'
-import { build } from '../helpers.js'
-import { kycUser, PROFILE, userFile, type Caller } from './support.js'
+import { accessToken, bearer, onBehalfOf } from '../helpers.js'
+import { buildKyc, kycUser, PROFILE, userFile, type Caller } from './support.js'
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 300)
 const FILE = '{{file}}'
@@ -60,7 +60,7 @@ function mutate (v: Json, path: Array<string | number>, how: 'replace' | 'delete
 const fill = (v: Json, file: string): Json => JSON.parse(JSON.stringify(v).replaceAll(FILE, file))
 
 t.test('no KYC route answers 5xx to mutated bodies, on users in any state', async t => {
-  const app = await build(t, { kycReviewDelaySeconds: 1 })
+  const app = await buildKyc(t, { kycReviewDelaySeconds: 1 })
   const users: Caller[] = []
   for (let i = 0; i < 3; i++) users.push(await kycUser(t, app, i === 2 ? { primaryCitizenship: 'GB', address: { country: 'GB' } } : {}))
   await users[1].patch('profile', PROFILE)
@@ -73,7 +73,7 @@ t.test('no KYC route answers 5xx to mutated bodies, on users in any state', asyn
   await fc.assert(fc.asyncProperty(
     fc.nat(users.length - 1), fc.constantFrom(...processes), fc.nat(10),
     fc.array(fc.tuple(fc.array(fc.nat(8), { maxLength: 5 }), fc.constantFrom<'replace' | 'delete' | 'add'>('replace', 'delete', 'add'), value, fc.string({ maxLength: 8 })), { maxLength: 3 }),
-    fc.constantFrom<Record<string, string>>({}, { 'accept-language': 'pt-BR' }, { 'accept-language': '*;q=0' }, { 'x-service-user-ip': '::1' }, { 'content-type': 'text/plain' }),
+    fc.constantFrom<Record<string, string>>({}, { 'accept-language': 'pt-BR' }, { 'accept-language': '*;q=0' }, { 'x-uphold-user-ip': '::1' }, { 'content-type': 'text/plain' }),
     fc.boolean(),
     async (n, process, pick, mutations, headers, control) => {
       const u = users[n]
@@ -101,7 +101,6 @@ const tokens = new Map<string, Record<string, string>>()
 async function headersOf (u: Caller): Promise<Record<string, string>> {
   let h = tokens.get(u.userId)
   if (h === undefined) {
-    const { accessToken, bearer, onBehalfOf } = await import('../helpers.js')
     h = { ...bearer(await accessToken(u.app)), ...onBehalfOf(u.userId), 'content-type': 'application/json' }
     tokens.set(u.userId, h)
   }

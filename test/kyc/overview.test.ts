@@ -1,9 +1,8 @@
 import t from 'tap'
-import { build } from '../helpers.js'
-import { kycUser, PROFILE } from './support.js'
+import { buildKyc, kycUser, PROFILE } from './support.js'
 
 t.test('a new user has every process in its initial state, and a pending summary', async t => {
-  const app = await build(t)
+  const app = await buildKyc(t)
   const u = await kycUser(t, app)
   const overview = await u.overview()
   t.same(overview.summary, { status: 'pending', reason: 'none' })

@@ -2,8 +2,7 @@
 // codes and `details.reasons`. Every answer is checked against the app's own OpenAPI document.
 import t, { type Test } from 'tap'
 import type { FastifyInstance } from 'fastify'
-import { build } from '../helpers.js'
-import { advance, kycUser, PROFILE, userFile, type Caller } from './support.js'
+import { buildKyc, advance, kycUser, PROFILE, userFile, type Caller } from './support.js'
 
 const VERIFIED = { verifiedAt: '2020-01-01T00:00:00.000Z' }
 const FUTURE = '2099-01-01T00:00:00.000Z'
@@ -246,7 +245,7 @@ async function statusOf (u: Caller, process: string): Promise<string> {
 
 t.test('process transitions', async t => {
   // One app for every case: each case has its own user and, when configured, its own models.
-  const app: FastifyInstance = await build(t, { kycReviewDelaySeconds: 5 })
+  const app: FastifyInstance = await buildKyc(t, { kycReviewDelaySeconds: 5 })
   const other = await kycUser(t, app, { email: 'taken@example.com' })
   await other.patch('phone', { input: { phone: '+351999999999', country: 'PT' } })
   for (const c of cases) {

@@ -1,10 +1,9 @@
 // One individual user from creation to a KYC summary `ok`, through the API alone, with every event
 // delivered to a real webhook receiver.
 import t, { type Test } from 'tap'
-import { build } from '../helpers.js'
 import { addEndpoint, managementLink, startReceiver } from '../webhooks/support.js'
 import { postForm, type Upload } from '../files/support.js'
-import { advance, kycEvents, kycUser, PROFILE, type Caller } from './support.js'
+import { buildKyc, advance, kycEvents, kycUser, PROFILE, type Caller } from './support.js'
 
 const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c489', 'hex')
 
@@ -19,7 +18,7 @@ async function uploadedFile (t: Test, u: Caller, base: string): Promise<string> 
 }
 
 t.test('a user reaches KYC summary ok through the API, each event delivered in order', async t => {
-  const app = await build(t, { kycReviewDelaySeconds: 5 })
+  const app = await buildKyc(t, { kycReviewDelaySeconds: 5 })
   const receiver = await startReceiver(t)
   const link = await managementLink(app)
   await addEndpoint(app, link, { url: receiver.url })
