@@ -245,7 +245,8 @@ const PROCESS_OPERATIONS: ProcessOperation[] = [
     body: TaxDetailsUpdate,
     locale: true,
     userContext: false,
-    description: 'Submits the tax form of `hint` at once. Needs a complete profile and address; `exempt` processes refuse updates.',
+    description: 'Submits the tax form of `hint`: its parts at once or one at a time, each update adding to the ones before; the review starts once both are in. ' +
+      'Needs a complete profile and address; `exempt` processes refuse updates.',
     responses: {
       409: '`locale_invalid`, `country_not_supported`, `document_number_invalid`, `document_reason_not_supported`, `certification_signature_mismatch`, ' +
         `or ${notAllowed} (\`incomplete-profile\`, \`incomplete-address\`, \`kyc-process-status-exempt\`).`

@@ -234,6 +234,18 @@ const cases: Case[] = [
   { name: 'tax details: a document without a number, unsigned, is accepted', setup: profile, process: 'tax-details', body: () => ({ input: { taxResidency: { countries: ['PT'] }, taxIdentification: { documents: [{ type: 'tin', country: 'PT' }] } } }), status: 200, after: 'pending' },
   { name: 'tax details: a signature that is not the name', setup: profile, process: 'tax-details', body: () => ({ input: { ...TAX, taxIdentification: { ...TAX.taxIdentification, signature: 'Someone Else' } } }), status: 409, code: 'certification_signature_mismatch' },
   { name: 'tax details: an unsupported residence', setup: profile, process: 'tax-details', body: () => ({ input: { ...TAX, taxResidency: { countries: ['PT', 'IR'] } } }), status: 409, code: 'country_not_supported', details: { property: 'input.taxResidency.countries[1]' } },
+  { name: 'tax details: one part waits for the other, without a review', setup: profile, process: 'tax-details', body: () => ({ input: { taxResidency: { countries: ['PT'] } } }), status: 200, after: 'pending', reviewed: 'pending' },
+  {
+    name: 'tax details: the second part completes the form, then the review',
+    setup: async u => { await profile(u); await ok(u, 'tax-details', { input: { taxResidency: { countries: ['PT'] } } }) },
+    process: 'tax-details',
+    body: () => ({ input: { taxIdentification: TAX.taxIdentification } }),
+    status: 200,
+    after: 'pending',
+    reviewed: 'ok',
+    check: (t, _u, body) => { t.same(Object.keys(body.taxDetails.input), ['taxResidency', 'taxIdentification']) }
+  },
+  { name: 'tax details: a part the form does not have is 400', setup: profile, process: 'tax-details', body: () => ({ input: { taxBrackets: {} } }), status: 400, code: 'request_invalid' },
   { name: 'tax details: a form that is not the form is 400', setup: profile, process: 'tax-details', body: () => ({ input: { taxResidency: {} } }), status: 400, code: 'request_invalid' },
   { name: 'tax details: an unsupported locale', setup: profile, process: 'tax-details', headers: { 'accept-language': 'fr' }, body: () => ({ input: TAX }), status: 409, code: 'locale_invalid' }
 ]
