@@ -116,6 +116,7 @@ const cases: Case[] = [
     after: 'pending',
     check: (t, _u, body) => { t.equal(body.warnings.output[0].details.property, 'output') }
   },
+  { name: 'email (none): ok at once', config: { models: { email: 'none' } }, process: 'email', body: u => ({ input: { email: `x-${u.userId}@example.com` } }), status: 200, after: 'ok' },
   { name: 'email: verified already', setup: u => ok(u, 'email', { input: { email: `y-${u.userId}@example.com` }, output: VERIFIED }), process: 'email', body: u => ({ input: { email: `x-${u.userId}@example.com` } }), status: 409, code: 'operation_not_allowed', reasons: ['email-already-verified'] },
   { name: 'email: another user\'s address', process: 'email', body: () => ({ input: { email: 'taken@example.com' } }), status: 409, code: 'email_already_exists' },
   { name: 'email: an undeliverable domain', process: 'email', body: () => ({ input: { email: 'someone@example.invalid' } }), status: 409, code: 'email_incorrect_or_disallowed' },
@@ -133,6 +134,7 @@ const cases: Case[] = [
   { name: 'identity (partner-verified): with output is ok at once', setup: profile, process: 'identity', body: u => identityDoc(u, IDENTITY_OUTPUT), status: 200, after: 'ok' },
   { name: 'identity (partner-verified): without output stays pending', setup: profile, process: 'identity', body: u => identityDoc(u), status: 200, after: 'pending' },
   { name: 'identity (uphold-verified): input only is pending until the review', config: { models: { identity: 'uphold-verified' } }, setup: profile, process: 'identity', body: u => identityDoc(u), status: 200, after: 'pending', reviewed: 'ok' },
+  { name: 'identity (none): a submission is ok at once', config: { models: { identity: 'none' } }, setup: profile, process: 'identity', body: u => identityDoc(u), status: 200, after: 'ok' },
   { name: 'identity (uphold-verified): output is refused', config: { models: { identity: 'uphold-verified' } }, setup: profile, process: 'identity', body: u => identityDoc(u, IDENTITY_OUTPUT), status: 409, code: 'operation_not_allowed', reasons: ['permission-denied'] },
   { name: 'identity: without a profile', process: 'identity', body: u => identityDoc(u, IDENTITY_OUTPUT), status: 409, code: 'operation_not_allowed', reasons: ['missing-name', 'missing-birthdate'] },
   { name: 'identity: once ok, no more updates', setup: async u => { await profile(u); await ok(u, 'identity', await identityDoc(u, IDENTITY_OUTPUT)) }, process: 'identity', body: u => identityDoc(u, IDENTITY_OUTPUT), status: 409, code: 'operation_not_allowed', reasons: ['kyc-process-update-not-allowed'] },
@@ -175,6 +177,7 @@ const cases: Case[] = [
     check: (t, _u, body) => { t.same(body.customerDueDiligence.input.answers, { purpose: { activities: ['payments'] } }) }
   },
   { name: 'CDD (uphold-verified): evaluated after the last step and the review', setup: u => answer(u, 'customer-due-diligence', CDD_STEPS.slice(0, 2)), process: 'customer-due-diligence', body: () => ({ input: { answers: CDD_STEPS[2] } }), status: 200, after: 'pending', reviewed: 'ok' },
+  { name: 'CDD (none): evaluated at once after the last step', config: { models: { 'customer-due-diligence': 'none' } }, setup: u => answer(u, 'customer-due-diligence', CDD_STEPS.slice(0, 2)), process: 'customer-due-diligence', body: () => ({ input: { answers: CDD_STEPS[2] } }), status: 200, after: 'ok' },
   { name: 'CDD: completed, awaiting evaluation', setup: u => answer(u, 'customer-due-diligence', CDD_STEPS), process: 'customer-due-diligence', body: () => ({ input: { answers: CDD_STEPS[0] } }), status: 409, code: 'operation_not_allowed', reasons: ['form-already-completed'] },
   { name: 'CDD: ok, the form is completed', setup: u => force(u, 'customer-due-diligence', 'ok'), process: 'customer-due-diligence', body: () => ({ input: { answers: CDD_STEPS[0] } }), status: 409, code: 'operation_not_allowed', reasons: ['form-already-completed'] },
   { name: 'CDD (partner-verified): output is ok at once', config: { models: { 'customer-due-diligence': 'partner-verified' } }, process: 'customer-due-diligence', body: () => ({ input: { answers: { anything: { at: 'once' } } }, output: { score: 'low', expiresAt: FUTURE, ...VERIFIED } }), status: 200, after: 'ok' },
@@ -227,6 +230,7 @@ const cases: Case[] = [
   { name: 'tax details: an incomplete profile', process: 'tax-details', body: () => ({ input: TAX }), status: 409, code: 'operation_not_allowed', reasons: ['incomplete-profile', 'incomplete-address'] },
   { name: 'tax details (uphold-verified): pending until the review', setup: profile, process: 'tax-details', body: () => ({ input: TAX }), status: 200, after: 'pending', reviewed: 'ok' },
   { name: 'tax details (partner-verified): a rejected result fails', config: { models: { 'tax-details': 'partner-verified' } }, setup: profile, process: 'tax-details', body: () => ({ input: TAX, output: { result: 'rejected', ...VERIFIED } }), status: 200, after: 'failed' },
+  { name: 'tax details (none): ok at once', config: { models: { 'tax-details': 'none' } }, setup: profile, process: 'tax-details', body: () => ({ input: TAX }), status: 200, after: 'ok' },
   { name: 'tax details: exempt', setup: async u => { await profile(u); await force(u, 'tax-details', 'exempt') }, process: 'tax-details', body: () => ({ input: TAX }), status: 409, code: 'operation_not_allowed', reasons: ['kyc-process-status-exempt'] },
   { name: 'tax details: exempt for the organization', config: { exempt: ['tax-details'] }, process: 'tax-details', body: () => ({ input: TAX }), status: 409, code: 'operation_not_allowed', reasons: ['kyc-process-status-exempt'] },
   { name: 'tax details: a bad number', setup: profile, process: 'tax-details', body: () => ({ input: { ...TAX, taxIdentification: { documents: [{ type: 'tin', country: 'PT', number: '1!' }], certify: true } } }), status: 409, code: 'document_number_invalid', details: { property: 'input.taxIdentification.documents[0].number' } },
