@@ -30,6 +30,7 @@ const WHO = 'Individual users only (`user:individual`); a client acts for one wi
 
 interface ProcessOperation {
   code: ManualProcess
+  deprecated?: boolean
   id: string
   summary: string
   body: TSchema
@@ -83,6 +84,7 @@ async function kycRoutes (app: FastifyInstance): Promise<void> {
       description: `${def.description} Every status change emits \`core.kyc.${def.code}.status-changed\`. ${WHO}`,
       body: def.body,
       headers: headersOf(app, def),
+      ...(def.deprecated === true ? { deprecated: true } : {}),
       responses: {
         200: { description: 'The process after the update; `warnings` lists fields that were ignored.', ...ProcessUpdated(def.code) },
         ...def.responses
@@ -114,6 +116,7 @@ const PROCESS_OPERATIONS: ProcessOperation[] = [
   {
     code: 'address',
     id: 'updateKycAddress',
+    deprecated: true,
     summary: 'Update the address (deprecated)',
     body: AddressUpdate,
     locale: false,
