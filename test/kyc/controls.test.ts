@@ -29,6 +29,11 @@ t.test('forcing outcomes: events on change, the summary blocked or restricted, 4
   t.equal(res.statusCode, 400)
   res = await u.control('POST', `/_sandbox/users/${u.userId}/kyc/identity`, { status: 'approved' })
   t.equal(res.statusCode, 400)
+  for (const url of [`/_sandbox/users/${u.userId}/kyc/identity`, `/_sandbox/users/${u.userId}/kyb`, '/_sandbox/users/not-a-uuid/kyb']) {
+    res = await app.inject({ method: 'POST', url })
+    t.equal(res.statusCode, 400, `${url} without a body`)
+    t.equal(res.json().code, 'request_invalid')
+  }
 })
 
 t.test('every process forced ok makes the summary ok', async t => {
