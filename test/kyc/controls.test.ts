@@ -155,3 +155,19 @@ t.test('with no review delay, a review completes right after the update', async 
   await waitFor(() => kycEvents(app, u.userId).includes('screening:ok'), { what: 'screening' })
   t.same(kycEvents(app, u.userId), ['profile:ok', 'screening:running', 'address:ok', 'screening:ok'])
 })
+
+t.test('deleting a user takes its KYC and the reviews it was owed', async t => {
+  const app = await buildKyc(t, { kycReviewDelaySeconds: 5 })
+  const u = await kycUser(t, app)
+  await u.patch('profile', PROFILE)
+  const owed = (): number => (app.storage.db.prepare('SELECT count(*) AS n FROM kyc_reviews WHERE user_id = ?').get(u.userId) as { n: number }).n
+  t.equal(owed(), 1, 'screening is owed')
+  const res = await u.call('DELETE', '/core/users/me', { review: { reason: 'closure-per-user-request' } })
+  t.equal(res.statusCode, 204, res.body)
+  t.equal(owed(), 0)
+  t.equal((app.storage.db.prepare('SELECT count(*) AS n FROM kyc_processes WHERE user_id = ?').get(u.userId) as { n: number }).n, 0)
+  const clock = await app.inject({ method: 'POST', url: '/_sandbox/clock', payload: { advanceSeconds: 10 } })
+  t.equal(clock.statusCode, 200)
+  const forced = await app.inject({ method: 'POST', url: `/_sandbox/users/${u.userId}/kyc/identity`, payload: { status: 'ok' } })
+  t.equal(forced.statusCode, 404)
+})

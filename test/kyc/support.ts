@@ -17,7 +17,7 @@ export interface Caller {
   app: FastifyInstance
   userId: string
   /** A request as the user; the answer is checked against the document. */
-  call: (method: 'GET' | 'PATCH' | 'POST', url: string, payload?: unknown, headers?: Record<string, string>) => Promise<LightMyRequestResponse>
+  call: (method: 'GET' | 'PATCH' | 'POST' | 'DELETE', url: string, payload?: unknown, headers?: Record<string, string>) => Promise<LightMyRequestResponse>
   patch: (process: string, payload: unknown, headers?: Record<string, string>) => Promise<LightMyRequestResponse>
   overview: (detailed?: string) => Promise<Record<string, any>>
   /** POST /_sandbox/... (the admin control API), answer checked too. */
