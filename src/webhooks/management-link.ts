@@ -35,7 +35,8 @@ export default async function managementLinkRoutes (app: FastifyInstance, { serv
         'attempt of a message), `webhook-timestamp` (sandbox-clock seconds) and `webhook-signature` (`v1,<base64 HMAC-SHA256 of "id.timestamp.body">` ' +
         'keyed with the base64-decoded part of the endpoint\'s `whsec_` secret); body `{ id, type, createdAt, data }`. Any answer other than 2xx, ' +
         'a redirect included, or no answer within `WEBHOOK_TIMEOUT_MS` is retried after each delay of `WEBHOOK_RETRY_SCHEDULE` (sandbox-clock seconds), ' +
-        'then the message has failed. Every attempt is kept, and deliveries pending at a restart resume.',
+        'then the message has failed. Every attempt is kept, and deliveries pending at a restart resume. ' +
+      'An endpoint gets its messages one at a time, in the order of their events: each waits until the one before it is delivered or has failed for good.',
     responses: {
       201: { description: 'Link created.', ...ManagementLinkResponse }
     }

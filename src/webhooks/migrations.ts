@@ -84,4 +84,8 @@ CREATE INDEX webhook_messages_settled ON webhook_messages(settled_at) WHERE sett
 -- Retention of expired management links.
 CREATE INDEX management_links_expiry ON management_links(expires_at);
 `
+}, {
+  // Deliveries in event order per endpoint look up each endpoint's older pending messages.
+  name: '003-ordered-delivery',
+  sql: 'CREATE INDEX webhook_messages_endpoint_pending ON webhook_messages(endpoint_id, status)'
 }]

@@ -222,6 +222,12 @@ const toAttempt = (r: AttemptRow): WebhookAttemptRecord => ({
 
 const MESSAGE_COLUMNS = 'm.id, m.organization_id, m.endpoint_id, m.event_id, m.event_type, m.body, m.status, m.attempt_count, m.next_attempt_at, m.created_at'
 
+// Each endpoint gets its messages in the order of their events: only its oldest pending message
+// (messages are inserted in event order, so the lowest rowid) is due; the next waits until it is
+// delivered or has failed for good, retries included.
+const OLDEST_PENDING = `NOT EXISTS (SELECT 1 FROM webhook_messages o
+  WHERE o.endpoint_id = m.endpoint_id AND o.status = 'pending' AND o.rowid < m.rowid)`
+
 export function webhooksStore (db: Db): WebhooksStore {
   const insertLink = db.prepare('INSERT INTO management_links (token_hash, organization_id, expires_at, created_at) VALUES (@tokenHash, @organizationId, @expiresAt, @createdAt)')
   const getLink = db.prepare<[string], { token_hash: string, organization_id: string, expires_at: number, created_at: string }>(
@@ -257,11 +263,11 @@ export function webhooksStore (db: Db): WebhooksStore {
   const due = db.prepare<[number, number], MessageRow & { endpoint_url: string, endpoint_secret: string, previous_secret: string | null, previous_secret_expires_at: number | null }>(
     `SELECT ${MESSAGE_COLUMNS}, e.url AS endpoint_url, e.secret AS endpoint_secret, e.previous_secret, e.previous_secret_expires_at
      FROM webhook_messages m JOIN webhook_endpoints e ON e.id = m.endpoint_id
-     WHERE m.status = 'pending' AND m.next_attempt_at <= ? AND e.disabled = 0
+     WHERE m.status = 'pending' AND m.next_attempt_at <= ? AND e.disabled = 0 AND ${OLDEST_PENDING}
      ORDER BY m.next_attempt_at, m.rowid LIMIT ?`)
   const nextDue = db.prepare<[], { at: number | null }>(
     `SELECT MIN(m.next_attempt_at) AS at FROM webhook_messages m JOIN webhook_endpoints e ON e.id = m.endpoint_id
-     WHERE m.status = 'pending' AND e.disabled = 0`)
+     WHERE m.status = 'pending' AND e.disabled = 0 AND ${OLDEST_PENDING}`)
   const insertAttempt = db.prepare(`INSERT INTO webhook_attempts (id, organization_id, message_id, url, attempted_at, status_code, error, duration_ms, response_body)
     VALUES (@id, @organizationId, @messageId, @url, @attemptedAt, @statusCode, @error, @durationMs, @responseBody)`)
   const updateOutcome = db.prepare('UPDATE webhook_messages SET status = ?, attempt_count = ?, next_attempt_at = ?, settled_at = ? WHERE id = ?')

@@ -312,3 +312,25 @@ t.test('closing the app while a delivery is in flight saves no half attempt', as
   t.equal(message.attempts.length, 0)
   t.equal(message.status, 'pending', 'still due: it goes out again after a restart')
 })
+
+t.test('an endpoint gets its messages in the order of their events: a later one waits for the earlier one\'s retry', async t => {
+  const app = await build(t, { webhookRetrySchedule: [1] })
+  const receiver = await startReceiver(t, n => n === 0 ? { status: 500, body: 'not yet' } : { status: 200, body: 'ok' })
+  const link = await managementLink(app)
+  await addEndpoint(app, link, { url: receiver.url })
+  await identify(app, 'first@example.com')
+  await identify(app, 'second@example.com')
+
+  const [first] = await receiver.waitFor(1)
+  t.equal(JSON.parse(first.body).data.user.email, 'first@example.com')
+  await untilAttempts(app, link, 1)
+  const messages = await portalMessages(app, link)
+  t.same(messages.map(m => [m.payload.data.user, m.attempts.length]).map(([u, n]) => [(u as { email: string }).email, n]),
+    [['second@example.com', 0], ['first@example.com', 1]], 'the second has not been tried')
+  const due = await app.storage.store(webhooksStore).due(app.clock.now() + 60_000, 10)
+  t.same(due.map(d => d.message.id), [messages[1].id], 'only the first is due, even later: the second waits for it')
+
+  app.clock.advance(1)
+  const received = await receiver.waitFor(3)
+  t.same(received.map(r => JSON.parse(r.body).data.user.email), ['first@example.com', 'first@example.com', 'second@example.com'])
+})
