@@ -74,3 +74,40 @@ export const CreateUserResponse = Type.Object({
     metadata: Type.Ref('ErrorBody')
   }, { description: 'Present only when the metadata could not be stored; the user was created without it.' }))
 })
+
+// ---- The acting user: core.get-user, core.delete-user ----
+
+export const BusinessUser = Type.Object({
+  id: Uuid,
+  type: Type.Literal('business'),
+  name: Type.Optional(Type.String({ description: 'The legal name of the business.' })),
+  email: Type.String({ format: 'email' }),
+  address: Type.Optional(Type.Object({
+    country: Type.String(),
+    subdivision: Type.Optional(Type.String()),
+    city: Type.Optional(Type.String()),
+    line1: Type.Optional(Type.String()),
+    line2: Type.Optional(Type.String()),
+    postalCode: Type.Optional(Type.String())
+  })),
+  partnerOnboardedAt: Type.Optional(Timestamp),
+  createdAt: Timestamp,
+  updatedAt: Timestamp
+}, { description: 'A business user as the API shows it.' })
+
+export const GetUserResponse = Type.Object({
+  user: Type.Union([User, BusinessUser], { description: 'The user, by `type`: an individual or a business.' })
+})
+
+const Note = Type.String({ pattern: '^\\S.*\\S$|^\\S$', maxLength: 1000, description: 'Additional notes about the deletion of the user.' })
+
+export const DeleteUserRequest = Type.Object({
+  review: Type.Object({
+    reason: Type.Enum(['business-decision', 'closure-per-user-request', 'compliance-violation', 'fraud-violation', 'other'], { description: 'Why the user is deleted.' }),
+    note: Type.Optional(Note)
+  }, { additionalProperties: false })
+}, {
+  additionalProperties: false,
+  examples: [{ review: { reason: 'closure-per-user-request', note: 'User requested account closure' } }]
+})
+export type DeleteUserRequest = Static<typeof DeleteUserRequest>

@@ -7,6 +7,7 @@ import users from './users/index.js'
 import metadata from './metadata/index.js'
 import kycSharing from './kyc-sharing/index.js'
 import catalogue from './catalogue/index.js'
+import files from './files/index.js'
 import webhooks from './webhooks/index.js'
 import sandbox from './sandbox/index.js'
 
@@ -14,6 +15,7 @@ export const areas: readonly Area[] = [
   auth,
   catalogue,
   users,
+  files,
   metadata,
   kycSharing,
   webhooks,

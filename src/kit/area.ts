@@ -41,6 +41,38 @@ export interface FixtureKey {
   check: (context: FixtureContext, items: unknown) => Promise<void>
 }
 
+/** An entity of a sandbox-created type (`POST /_sandbox/entities/<segment>`, the `entities` fixture key). */
+export interface SandboxEntityInput {
+  id: string
+  organizationId: string
+  userId: string
+  createdAt: string
+}
+
+/**
+ * An entity type an area holds itself, which the sandbox's entities route and fixture key create
+ * through it (a real record of the area) rather than as a bare owner row.
+ */
+export interface SandboxEntity {
+  /** The entity type, as `/_sandbox/entities/<segment>` and the fixture's `type` name it. */
+  segment: string
+  /** An entity of this type by id, whichever organization. */
+  find: (app: FastifyInstance, id: string) => Promise<{ organizationId: string, userId: string } | undefined>
+  /** Creates one (`POST /_sandbox/entities/<segment>`); false when the id is taken or the user is gone. */
+  create: (app: FastifyInstance, entity: SandboxEntityInput) => Promise<boolean>
+  /** Writes a fixture's one, synchronously, inside the fixture's transaction. */
+  fixtureRow: (app: FastifyInstance, entity: SandboxEntityInput) => void
+}
+
+/** What a user holds that stops their deletion. */
+export interface UserHoldings {
+  hasBalance: boolean
+  hasPendingTransactions: boolean
+}
+
+/** Deletes a user's rows of one area, synchronously, inside the write that deletes the user. */
+export type UserRemoval = (organizationId: string, userId: string) => void
+
 export interface Area {
   name: string
   /** The OpenAPI tags of the area's operations. */
@@ -56,6 +88,12 @@ export interface Area {
    * memory about them, or bring back what must exist.
    */
   reset?: (app: FastifyInstance, organizationId: string | undefined) => Promise<void> | void
+  /** Entity types the area holds that the sandbox's entities route and fixture key create through it. */
+  sandboxEntities?: SandboxEntity[]
+  /** Whether a user holds a balance or pending transactions (the ledger's area): `core.delete-user` refuses such a user. */
+  userHoldings?: (app: FastifyInstance, organizationId: string, userId: string) => Promise<UserHoldings>
+  /** Makes, once per app, the removal of a user's rows of the area, run inside the write that deletes the user. */
+  removeUser?: (app: FastifyInstance) => UserRemoval
   /** The area's routes, registered as an encapsulated plugin. */
   plugin: FastifyPluginAsync
 }
@@ -106,6 +144,37 @@ export class AreaRegistry {
       seen.add(k.key)
     }
     return keys
+  }
+
+  /** The area-held entity type of this segment, if an area holds it. */
+  sandboxEntity (segment: string): SandboxEntity | undefined {
+    return this.areas.flatMap(a => a.sandboxEntities ?? []).find(e => e.segment === segment)
+  }
+
+  /** An entity of any area-held type by id: its type, organization and owner. */
+  async findSandboxEntity (app: FastifyInstance, id: string): Promise<{ type: string, organizationId: string, userId: string } | undefined> {
+    for (const entity of this.areas.flatMap(a => a.sandboxEntities ?? [])) {
+      const found = await entity.find(app, id)
+      if (found !== undefined) return { type: entity.segment, ...found }
+    }
+    return undefined
+  }
+
+  /** What the user holds, by every area that keeps holdings: none when no area declares them. */
+  async userHoldings (app: FastifyInstance, organizationId: string, userId: string): Promise<UserHoldings> {
+    const holdings: UserHoldings = { hasBalance: false, hasPendingTransactions: false }
+    for (const area of this.areas) {
+      if (area.userHoldings === undefined) continue
+      const h = await area.userHoldings(app, organizationId, userId)
+      holdings.hasBalance ||= h.hasBalance
+      holdings.hasPendingTransactions ||= h.hasPendingTransactions
+    }
+    return holdings
+  }
+
+  /** Every area's removal of a user's rows, in area order. */
+  userRemovals (app: FastifyInstance): UserRemoval[] {
+    return this.areas.flatMap(a => a.removeUser === undefined ? [] : [a.removeUser(app)])
   }
 
   /** Runs every area's reset hook, in area order. */

@@ -88,7 +88,7 @@ export async function checkFixtureKeys (app: FastifyInstance, areas: AreaRegistr
     users: new Map(),
     userOrganization: async id => context.users.get(id) ?? await storage.admin.userOrganization(id),
     entities: new Map(),
-    entity: async id => context.entities.get(id) ?? await storage.admin.entity(id),
+    entity: async id => context.entities.get(id) ?? await storage.admin.entity(id) ?? await areas.findSandboxEntity(app, id),
     load: write => { writes.push(write) },
     summarize: (key, value) => { summary[key] = value }
   }

@@ -49,14 +49,18 @@ export const entitiesFixture = defineFixtureKey({
     for (const [i, e] of items.entries()) {
       const id = e.id ?? randomUUID()
       let ok = true
-      if (context.entities.has(id) || await app.storage.admin.entity(id) !== undefined) { bad(`entities.${i}.id`, 'unique'); ok = false }
+      if (await context.entity(id) !== undefined) { bad(`entities.${i}.id`, 'unique'); ok = false }
       const organizationId = await context.userOrganization(e.userId)
       if (organizationId === undefined) { bad(`entities.${i}.userId`, 'exists', { entity: 'user' }); continue }
       if (e.organizationId !== undefined && e.organizationId !== organizationId) { bad(`entities.${i}.organizationId`, 'match', { organizationId }); ok = false }
       if (!ok) continue
       context.entities.set(id, { type: e.type, organizationId })
+      // A type an area holds (files) is written as a real record of that area.
+      const owned = app.areas.sandboxEntity(e.type)
       const row = entityRecord(e.type, id, e.userId, organizationId, context.now)
-      context.load(() => { app.storage.admin.fixtureRows.entity(row) })
+      context.load(owned === undefined
+        ? () => { app.storage.admin.fixtureRows.entity(row) }
+        : () => { owned.fixtureRow(app, { id, organizationId, userId: e.userId, createdAt: context.now }) })
       summary.push({ id, type: e.type, userId: e.userId, organizationId })
     }
     context.summarize('entities', summary)

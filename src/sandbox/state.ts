@@ -79,7 +79,8 @@ export default async function state (app: FastifyInstance, { seed }: StateOption
     url: '/_sandbox/entities/:entity',
     summary: 'Create an entity',
     description: 'Creates an account, file, external account or transaction owned by a user, in the user\'s organization, ' +
-        'so its metadata can be used (`/core/<entity>/<id>/metadata`). The sandbox keeps only its id, owner and creation time.',
+        'so its metadata can be used (`/core/<entity>/<id>/metadata`). The sandbox keeps only its id, owner and creation time, ' +
+        'except for files: a file is a real one of the files area, `pending`, category `document`, `application/pdf`, that `GET /core/files/{fileId}` answers.',
     params: EntityParams,
     body: EntityCreate,
     responses: {
@@ -94,9 +95,15 @@ export default async function state (app: FastifyInstance, { seed }: StateOption
     if (organizationId === undefined) throw entityNotFound('user')
     const id = request.body.id ?? randomUUID()
     const exists = (): ApiError => conflict('entity_already_exists', 'An entity with this id already exists')
-    if (await app.storage.admin.entity(id) !== undefined) throw exists()
-    const created = await app.storage.entities.create(entityRecord(entity, id, userId, organizationId, app.clock.iso()))
-    if (created === undefined) throw exists()
-    return reply.code(201).send({ id: created.id, type: entity, userId, organizationId, createdAt: created.createdAt })
+    if (await app.storage.admin.entity(id) !== undefined || await app.areas.findSandboxEntity(app, id) !== undefined) throw exists()
+    const createdAt = app.clock.iso()
+    // A type an area holds (files) is created as a real record of that area.
+    const owned = app.areas.sandboxEntity(entity)
+    if (owned !== undefined) {
+      if (!await owned.create(app, { id, organizationId, userId, createdAt })) throw exists()
+    } else if (await app.storage.entities.create(entityRecord(entity, id, userId, organizationId, createdAt)) === undefined) {
+      throw exists()
+    }
+    return reply.code(201).send({ id, type: entity, userId, organizationId, createdAt })
   })
 }

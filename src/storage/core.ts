@@ -215,9 +215,14 @@ export function userStore (db: Db): UserStore {
   const list = db.prepare<[string], UserRow>('SELECT id, organization_id, email, record, created_at FROM users WHERE organization_id = ? ORDER BY created_at, id')
   const insert = db.prepare('INSERT OR IGNORE INTO users (id, organization_id, email, email_key, record, created_at) VALUES (?, ?, ?, ?, ?, ?)')
   const insertMetadata = metadataInserter(db)
+  const entitiesOf = db.prepare<[string, string], { id: string, type: string }>('SELECT id, type FROM entities WHERE organization_id = ? AND user_id = ?')
+  const deleteMetadata = db.prepare('DELETE FROM metadata WHERE organization_id = ? AND entity_type = ? AND entity_id = ?')
+  const deleteEntities = db.prepare('DELETE FROM entities WHERE organization_id = ? AND user_id = ?')
+  const deleteRefreshTokens = db.prepare('DELETE FROM refresh_tokens WHERE organization_id = ? AND user_id = ?')
+  const deleteUser = db.prepare('DELETE FROM users WHERE organization_id = ? AND id = ?')
   const write = groupCommit(db)
   const memo = memoOf(db)
-  // Only users known to exist are remembered, with their type: a user goes only with a reset.
+  // Only users known to exist are remembered, with their type; a deletion forgets its user.
   const type = (org: string, id: string): string | undefined => {
     const known = memo.userType(org, id)
     if (known !== undefined) return known
@@ -248,6 +253,24 @@ export function userStore (db: Db): UserStore {
         if (metadata !== undefined) insertMetadata({ organizationId: u.organizationId, entity: 'users', entityId: u.id }, metadata)
         for (const e of newEvents) recordEvent(db, e)
         return u
+      })
+    },
+    async delete (org, id, newEvents, removals) {
+      return await write(() => {
+        if (get.get(org, id) === undefined) return false
+        const forget = (entity: string, entityId: string): void => {
+          deleteMetadata.run(org, entity, entityId)
+          memo.forgetMetadata({ organizationId: org, entity, entityId })
+        }
+        forget('users', id)
+        for (const e of entitiesOf.all(org, id)) forget(e.type, e.id)
+        for (const remove of removals) remove(org, id)
+        deleteEntities.run(org, id)
+        deleteRefreshTokens.run(org, id)
+        deleteUser.run(org, id)
+        for (const e of newEvents) recordEvent(db, e)
+        memo.forgetUser(org, id)
+        return true
       })
     }
   }

@@ -16,7 +16,7 @@ interface MetadataKey { organizationId: string, entity: string, entityId: string
 // Nested maps rather than one map under joined keys: no key to build per lookup, and the ids, one
 // string each from the request, are hashed once for both the user and the metadata lookup.
 export class Memo {
-  /** Users known to exist, by organization, with their type: users go only with a reset. */
+  /** Users known to exist, by organization, with their type: forgotten when deleted, and by a reset. */
   readonly #users = new Map<string, Map<string, string>>()
   #userCount = 0
   /** Current metadata revisions, by organization, entity type and id. Absent ones are not kept. */
@@ -42,6 +42,11 @@ export class Memo {
     if (users.has(userId)) return
     users.set(userId, type)
     this.#userCount++
+  }
+
+  /** Forgets a user: inside the write that deletes it. */
+  forgetUser (organizationId: string, userId: string): void {
+    if (this.#users.get(organizationId)?.delete(userId) === true) this.#userCount--
   }
 
   metadata (key: MetadataKey): MetadataRevision | undefined {

@@ -128,6 +128,11 @@ export interface UserStore {
    * stored as the user's first metadata revision in the same transaction.
    */
   create (user: UserRecord, events: NewEvent[], metadata?: MetadataRevision): Promise<UserRecord | undefined>
+  /**
+   * Deletes the user with their entities, their metadata and theirs, runs `removals` (the areas'
+   * own rows of the user) and records `events`, all in one write. False when there is no such user.
+   */
+  delete (organizationId: string, id: string, events: NewEvent[], removals: Array<(organizationId: string, userId: string) => void>): Promise<boolean>
 }
 
 export interface EntityStore {

@@ -119,9 +119,9 @@ t.test('every registered route is in the document with the scopes and subjects i
       t.equal(op['x-subjects'], undefined)
     }
   }
-  // The operations of the Core API with a guard: metadata (4 x 5 entities), users, KYC sharing,
-  // management link, and the 14 of the catalogue.
-  t.equal(guarded, 37)
+  // The operations of the Core API with a guard: metadata (4 x 5 entities), users (create, get,
+  // delete), KYC sharing, management link, the 14 of the catalogue, and files (create, get).
+  t.equal(guarded, 41)
 })
 
 t.test('the description names the answers any route can get before routing: 400, 408 and 431, with their codes and limits', async t => {

@@ -13,9 +13,11 @@ const ENTITIES = [
   { segment: 'transactions', name: 'transaction' }
 ] as const
 
+// Through the sandbox's entities route: files are the files area's records, not generic entity rows.
 async function seedEntity (app: FastifyInstance, organizationId: string, type: string, userId: string): Promise<string> {
   const id = randomUUID()
-  await app.storage.entities.create({ id, organizationId, type, userId, record: { id }, createdAt: app.clock.iso() })
+  const res = await app.inject({ method: 'POST', url: `/_sandbox/entities/${type}`, payload: { userId, id } })
+  if (res.statusCode !== 201 || res.json().organizationId !== organizationId) throw new Error(`seeding ${type}: ${res.statusCode} ${res.body}`)
   return id
 }
 

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
 import { accessToken, bearer, build, DEMO_ID, DEMO_ORG, DEMO_SECRET, makeClient, makeUser } from '../helpers.js'
 import { ACCOUNT, ORG, goodFixture } from './fixture-data.js'
+import { filesStore } from '../../src/files/store.js'
 
 const KEPT = new Set(['settings', 'migrations'])
 
@@ -113,7 +114,9 @@ t.test('POST /_sandbox/entities/{entity} creates an entity owned by a user, in t
     const res = await app.inject({ method: 'POST', url: `/_sandbox/entities/${entity}`, payload: { userId: user.id } })
     t.equal(res.statusCode, 201, entity)
     t.match(res.json(), { type: entity, userId: user.id, organizationId: org, createdAt: app.clock.iso() })
-    t.match(await app.storage.entities.get(org, entity, res.json().id), { userId: user.id })
+    // Files are the files area's records; the other types are the sandbox's own entity rows.
+    const stored = entity === 'files' ? await app.storage.store(filesStore).get(org, res.json().id) : await app.storage.entities.get(org, entity, res.json().id)
+    t.match(stored, { userId: user.id })
   }
   const id = randomUUID()
   const given = await app.inject({ method: 'POST', url: '/_sandbox/entities/accounts', payload: { userId: user.id, id } })

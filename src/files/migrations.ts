@@ -1,0 +1,30 @@
+// The files area's tables: file records and their uploaded bytes. Append new migrations to the
+// list; never edit one that has shipped.
+import type { Migration } from '../storage/migrate.js'
+
+export const migrations: Migration[] = [{
+  name: '001-files',
+  sql: `
+-- A file of a user: created pending by core.create-file, uploaded once its bytes arrive through
+-- the upload target. A user's deletion takes its files (and their bytes) with it.
+CREATE TABLE files (
+  id TEXT PRIMARY KEY,
+  organization_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+  user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  status TEXT NOT NULL,
+  category TEXT NOT NULL,
+  content_type TEXT NOT NULL,
+  size INTEGER,
+  created_at TEXT NOT NULL,
+  uploaded_at TEXT
+);
+CREATE INDEX files_user ON files(organization_id, user_id);
+
+-- The bytes of an uploaded file, apart from its record so reading a record never loads them.
+CREATE TABLE file_contents (
+  file_id TEXT PRIMARY KEY REFERENCES files(id) ON DELETE CASCADE,
+  organization_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+  bytes BLOB NOT NULL
+);
+`
+}]
