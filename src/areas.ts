@@ -5,6 +5,7 @@ import type { Area } from './kit/area.js'
 import auth from './auth/index.js'
 import users from './users/index.js'
 import metadata from './metadata/index.js'
+import kyc from './kyc/index.js'
 import kycSharing from './kyc-sharing/index.js'
 import catalogue from './catalogue/index.js'
 import files from './files/index.js'
@@ -17,6 +18,7 @@ export const areas: readonly Area[] = [
   users,
   files,
   metadata,
+  kyc,
   kycSharing,
   webhooks,
   sandbox

@@ -12,6 +12,7 @@ export class Clock extends EventEmitter {
   #offsetMs = 0
   #frozenAt: number | null = null
   readonly #source: () => number
+  readonly #followers = new Set<() => Promise<void>>()
 
   constructor (source: () => number = Date.now) {
     super()
@@ -61,6 +62,20 @@ export class Clock extends EventEmitter {
       this.#frozenAt = null
     }
     this.emit('change')
+  }
+
+  /**
+   * Work that follows a move of the clock (reviews falling due): `settle` runs it and waits.
+   * Returns the function that stops following.
+   */
+  follow (work: () => Promise<void>): () => void {
+    this.#followers.add(work)
+    return () => { this.#followers.delete(work) }
+  }
+
+  /** Runs every follower and waits for all: the clock route answers once time's consequences are written. */
+  async settle (): Promise<void> {
+    await Promise.all([...this.#followers].map(work => work()))
   }
 
   /** Back to the machine's real time. */

@@ -26,6 +26,7 @@ export interface Config {
   maxConnections: number
   rateLimitPerMinute: number
   unsupportedCountries: string[]
+  kycReviewDelaySeconds: number
 }
 
 export class ConfigError extends Error {
@@ -65,6 +66,7 @@ export const VARIABLES: Array<{ name: string, flag?: string, default: string, de
   { name: 'REQUEST_TIMEOUT_MS', default: '30000', description: 'How long a client may take to send a whole request, headers and body (408 and the connection closed beyond).' },
   { name: 'MAX_CONNECTIONS', default: '1024', description: 'Open connections the server keeps at once; beyond, a new connection is closed as soon as it is accepted, without an answer, while the open ones are served.' },
   { name: 'RATE_LIMIT_PER_MINUTE', default: '0', description: 'Requests per minute per client before 429 `too_many_requests` (0: off). Failed authentications (401) count too: that many per minute per address, and per client id at the token endpoint.' },
+  { name: 'KYC_REVIEW_DELAY_SECONDS', default: '5', description: 'How long (sandbox clock) the service takes to review KYC data it verifies itself (uphold-verified submissions, screening, risk) before the outcome; `POST /_sandbox/users/{userId}/kyc/{process}` forces one at once.' },
   { name: 'UNSUPPORTED_COUNTRIES', default: 'CU,IR,KP,SY', description: 'ISO 3166-1 codes that carry every restriction scope in the catalogue: answered 409 `country_not_supported`.' }
 ]
 
@@ -165,7 +167,8 @@ export function loadConfig (env: Source = {}, argv: string[] = []): Config {
     requestTimeoutMs: integer(src, 'REQUEST_TIMEOUT_MS', 30_000, 100, 600_000),
     maxConnections: integer(src, 'MAX_CONNECTIONS', 1024, 1, 1_000_000),
     rateLimitPerMinute: integer(src, 'RATE_LIMIT_PER_MINUTE', 0, 0, 10_000_000),
-    unsupportedCountries: countries === '' ? [] : countries.split(',').map(s => s.trim())
+    unsupportedCountries: countries === '' ? [] : countries.split(',').map(s => s.trim()),
+    kycReviewDelaySeconds: integer(src, 'KYC_REVIEW_DELAY_SECONDS', 5, 0, 31_536_000)
   }
 }
 

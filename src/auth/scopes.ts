@@ -54,7 +54,11 @@ export const CORE_SCOPES: Record<string, string> = {
 
 /** Every scope the service offers, the partner area's included. */
 export function allScopes (partnerArea: string): Record<string, string> {
-  return { ...CORE_SCOPES, [`${partnerArea}.kyc-sharing:identify-user`]: 'identify a user for KYC sharing' }
+  return {
+    ...CORE_SCOPES,
+    [`${partnerArea}.kyc-sharing:identify-user`]: 'identify a user for KYC sharing',
+    [`${partnerArea}.kyc-sharing:create-session`]: 'create a KYC sharing session'
+  }
 }
 
 // RFC 6749 section 3.3: scope-token = 1*( %x21 / %x23-5B / %x5D-7E ), joined by single spaces.

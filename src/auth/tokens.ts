@@ -128,8 +128,11 @@ export class TokenService {
 
   get ttlSeconds (): number { return this.#ttl }
 
-  /** Issues an access token (and a refresh token when the client has them) for a client. */
-  async issue (client: ClientRecord, scopes: string[], family?: string): Promise<IssuedToken> {
+  /**
+   * Issues an access token (and a refresh token when the client has them) for a client.
+   * `ttlSeconds` overrides the configured lifetime (a KYC sharing session's token lives 600 s).
+   */
+  async issue (client: ClientRecord, scopes: string[], family?: string, ttlSeconds = this.#ttl): Promise<IssuedToken> {
     const now = this.#clock.nowSeconds()
     const scope = scopes.join(' ')
     const claims: AccessClaims = {
@@ -142,9 +145,9 @@ export class TokenService {
       gen: client.generation,
       jti: randomUUID(),
       iat: now,
-      exp: now + this.#ttl
+      exp: now + ttlSeconds
     }
-    const issued: IssuedToken = { access_token: this.#sign(claims), token_type: 'Bearer', expires_in: this.#ttl, scope }
+    const issued: IssuedToken = { access_token: this.#sign(claims), token_type: 'Bearer', expires_in: ttlSeconds, scope }
     if (client.refreshTokens && family === undefined) {
       const refresh = this.newRefreshToken(client, scopes, newFamily(client))
       await this.#storage.refreshTokens.save(refresh.record)

@@ -1,7 +1,10 @@
 // The partner area's KYC sharing: POST /<partner>/kyc-sharing/identify-user.
 import type { FastifyInstance } from 'fastify'
 import { IdentifiedUser, IdentifyUserRequest } from '../../schemas/kyc-sharing.js'
+import { KycSharingSession, KycSharingSessionRequest } from '../../schemas/kyc.js'
+import { UserContextHeaders } from '../../schemas/headers.js'
 import { operation } from '../kit/operation.js'
+import { createSession, SESSION_TTL_SECONDS } from './sessions.js'
 import { identifyUser } from './service.js'
 import { defineArea } from '../kit/area.js'
 
@@ -33,10 +36,35 @@ async function kycSharingRoutes (app: FastifyInstance): Promise<void> {
     const { user, created } = await identifyUser(app, request.auth!.organizationId, email, country)
     return reply.code(created ? 201 : 200).send({ user })
   })
+
+  operation(app, {
+    id: 'createKycSharingSession',
+    method: 'POST',
+    url: `/${partner}/kyc-sharing/sessions`,
+    tag: 'KYC sharing',
+    scopes: [`${partner}.kyc-sharing:create-session`],
+    subjects: ['client'],
+    summary: 'Create a KYC sharing session',
+    description: 'Lists the shareable KYC processes (profile, address, email, phone, identity) the organization\'s user has not completed (neither `ok` nor `exempt`), ' +
+      `and answers 201 with a ${SESSION_TTL_SECONDS} s access token of that user whose scopes are exactly the updates of those processes (\`core.kyc.<process>:update\`), ` +
+      'for the partner to send what it verified. A user missing none answers 200 `{ processes: [] }` without a token. ' +
+      'An organization configured without KYC sharing (fixture `kycModels`, `kycSharing: false`) is refused.',
+    body: KycSharingSessionRequest,
+    headers: UserContextHeaders(app.config.serviceName),
+    responses: {
+      200: { description: 'Nothing to share: the user misses none of the processes.', ...KycSharingSession },
+      201: { description: 'The session: the missing processes and the user\'s token.', ...KycSharingSession },
+      404: '`entity_not_found`: no such user in the organization (`details.entity: "user"`).',
+      409: '`operation_not_allowed` (`permission-denied`): KYC sharing is not configured for the organization.'
+    }
+  }, async (request, reply) => {
+    const session = await createSession(app, request.auth!.organizationId, request.auth!.clientId, request.body.userId)
+    return reply.code(session.userToken === undefined ? 200 : 201).send({ kycSharing: session })
+  })
 }
 
 export default defineArea({
   name: 'kyc-sharing',
-  tags: [{ name: 'KYC sharing', description: 'Partner area: identify users for KYC sharing.' }],
+  tags: [{ name: 'KYC sharing', description: 'Partner area: identify users for KYC sharing, and open sessions to share their KYC.' }],
   plugin: kycSharingRoutes
 })

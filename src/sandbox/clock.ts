@@ -23,7 +23,7 @@ export default async function clock (app: FastifyInstance): Promise<void> {
     summary: 'Change the clock',
     description: 'Exactly one of: `{ "advanceSeconds": 601 }` moves time (an access token of 600 s is then expired); ' +
         '`{ "now": "2030-01-01T00:00:00Z" }` jumps to an instant; `{ "frozen": true }` stops time (false restarts it from where it stood); ' +
-        '`{ "real": true }` goes back to the machine\'s time. A frozen clock stays frozen when advanced or set. Answers the new state.',
+        '`{ "real": true }` goes back to the machine\'s time. A frozen clock stays frozen when advanced or set. Answers the new state once what fell due (KYC reviews) is done.',
     body: ClockChange,
     responses: { 200: ref('SandboxClock', 'The clock after the change.') }
   }, async (request) => {
@@ -32,6 +32,8 @@ export default async function clock (app: FastifyInstance): Promise<void> {
     else if (change.now !== undefined) app.clock.set(Date.parse(change.now))
     else if (change.frozen !== undefined) app.clock.freeze(change.frozen)
     else app.clock.real()
+    // What the move made due (KYC reviews, ...) is written before the answer.
+    await app.clock.settle()
     return state()
   })
 }

@@ -59,6 +59,11 @@ pre { background: #0f172a; color: #e2e8f0; padding: 10px 12px; border-radius: 6p
 .scroll { overflow-x: auto; }
 ul.rules { list-style: none; margin: 0; padding: 0; }
 ul.rules li { padding: 6px 0; border-bottom: 1px solid var(--line); display: flex; gap: 8px; align-items: baseline; }
+.kyc { display: inline-block; font: 600 11.5px var(--mono); padding: 1px 6px; margin: 1px 2px 1px 0; border-radius: 4px; background: var(--line); color: var(--text); }
+.kyc-ok { color: var(--ok); background: var(--ok-bg); } .kyc-pending, .kyc-running { color: var(--info); background: var(--info-bg); }
+.kyc-failed, .kyc-blocked { color: var(--err); background: var(--err-bg); } .kyc-restricted { color: var(--warn); background: var(--warn-bg); }
+.kyc-exempt { color: var(--muted); }
+form.force { display: flex; gap: 4px; flex-wrap: wrap; }
 `
 
 const SCRIPT = `
@@ -206,11 +211,13 @@ const SCRIPT = `
   function loadOrganizations () {
     return api('/_sandbox/organizations').then(function (r) {
       if (!r.ok) return
-      var select = $('deliveries-org')
-      var current = select.value
-      select.replaceChildren(h('option', { value: '' }, 'All organizations'))
-      r.data.organizations.forEach(function (o) {
-        select.append(h('option', { value: o.id, selected: o.id === current }, o.name + ' (' + shortId(o.id) + ')'))
+      ;['deliveries-org', 'kyc-org'].forEach(function (id) {
+        var select = $(id)
+        var current = select.value
+        select.replaceChildren(h('option', { value: '' }, 'All organizations'))
+        r.data.organizations.forEach(function (o) {
+          select.append(h('option', { value: o.id, selected: o.id === current }, o.name + ' (' + shortId(o.id) + ')'))
+        })
       })
     })
   }
@@ -258,11 +265,44 @@ const SCRIPT = `
     })
   }
 
+  var KYC_PROCESSES = ['profile', 'address', 'email', 'phone', 'identity', 'proof-of-address', 'customer-due-diligence', 'enhanced-due-diligence',
+    'crypto-risk-assessment', 'self-categorization-statement', 'tax-details', 'screening', 'risk']
+  var KYC_STATUSES = ['ok', 'failed', 'running', 'pending', 'exempt']
+
+  function forceForm (u) {
+    var process = h('select', { 'aria-label': 'Process' }, KYC_PROCESSES.map(function (p) { return h('option', { value: p }, p) }))
+    var status = h('select', { 'aria-label': 'Outcome' }, KYC_STATUSES.map(function (s) { return h('option', { value: s }, s) }))
+    return h('form', { class: 'force', 'data-user-id': u.id, onsubmit: function (ev) {
+      ev.preventDefault()
+      api('/_sandbox/users/' + u.id + '/kyc/' + process.value, 'POST', { status: status.value }).then(function () { return loadKyc() }).catch(ignore)
+    } }, process, status, h('button', { type: 'submit' }, 'Force'))
+  }
+
+  function loadKyc () {
+    var org = $('kyc-org').value
+    return api('/_sandbox/kyc' + (org === '' ? '' : '?organizationId=' + encodeURIComponent(org))).then(function (r) {
+      if (!r.ok) return failed('kyc', r)
+      var list = r.data.users
+      $('kyc-count').textContent = '(' + list.length + ')'
+      if (list.length === 0) return fill('kyc', h('div', { class: 'empty' }, 'No users.'))
+      fill('kyc', h('div', { class: 'scroll' }, h('table', null,
+        h('thead', null, h('tr', null, ['User', 'Summary', 'Processes', 'KYB', 'Force an outcome'].map(function (t) { return h('th', null, t) }))),
+        h('tbody', null, list.map(function (u) {
+          return h('tr', { 'data-user-id': u.id },
+            h('td', null, h('div', null, u.email), h('div', { class: 'mono muted', title: u.id }, shortId(u.id) + ' · org ' + shortId(u.organizationId))),
+            h('td', null, h('span', { class: 'kyc kyc-' + u.summary.status, title: 'reason: ' + u.summary.reason }, u.summary.status)),
+            h('td', null, KYC_PROCESSES.map(function (p) { var s = u.processes[p]; return h('span', { class: 'kyc kyc-' + s, title: p + ': ' + s }, p + ' ' + s) })),
+            h('td', null, u.kyb || '—'),
+            h('td', null, forceForm(u)))
+        })))))
+    })
+  }
+
   function ignore (err) { if (!(err instanceof Unauthorized)) console.error(err) }
 
   function refresh () {
     if (required && token === '') { askToken('This sandbox has an admin token: enter it to see its state.'); return Promise.resolve() }
-    return Promise.all([loadClock(), loadClients(), loadRequests(), loadFaults(), loadOrganizations().then(loadDeliveries)])
+    return Promise.all([loadClock(), loadClients(), loadRequests(), loadFaults(), loadOrganizations().then(function () { return Promise.all([loadDeliveries(), loadKyc()]) })])
       .then(function () { $('auth').hidden = !required; $('auth-message').textContent = token !== '' ? 'Token in use for this tab.' : '' })
       .catch(ignore)
   }
@@ -291,6 +331,7 @@ const SCRIPT = `
   $('filter-path').addEventListener('input', function () { loadRequests().catch(ignore) })
   $('filter-status').addEventListener('change', function () { loadRequests().catch(ignore) })
   $('deliveries-org').addEventListener('change', function () { loadDeliveries().catch(ignore) })
+  $('kyc-org').addEventListener('change', function () { loadKyc().catch(ignore) })
   if (required) $('auth').hidden = false
   refresh()
   autoRefresh()
@@ -367,6 +408,12 @@ export function dashboardPage (opts: { tokenRequired: boolean }): string {
     </div>
     <div id="requests" class="muted">Loading…</div>
     <div class="muted">Click a row for headers and bodies (credentials masked). Reads of the control API are not logged.</div>
+  </section>
+  <section class="card span-12" aria-labelledby="kyc-title">
+    <h2 id="kyc-title">Users and KYC <span class="count" id="kyc-count"></span></h2>
+    <div class="toolbar"><label>Organization <select id="kyc-org"></select></label></div>
+    <div id="kyc" class="muted">Loading…</div>
+    <div class="muted">Forcing an outcome sets the process's status at once and emits its event, as the service's review would.</div>
   </section>
   <section class="card span-8" aria-labelledby="deliveries-title">
     <h2 id="deliveries-title">Webhook deliveries</h2>

@@ -1,0 +1,45 @@
+// The KYC area's tables: each user's process states, the reviews the service owes (by due time),
+// each organization's KYC configuration, and KYB onboarding statuses set by the control API.
+// Append new migrations to the list; never edit one that has shipped.
+import type { Migration } from '../storage/migrate.js'
+
+export const migrations: Migration[] = [{
+  name: '001-kyc',
+  sql: `
+-- One row per user and process once it left its initial state; state is JSON (status, type,
+-- input, output, attempts, reason, reviewDueAt).
+CREATE TABLE kyc_processes (
+  user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  organization_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+  process TEXT NOT NULL,
+  state TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  PRIMARY KEY (user_id, process)
+);
+CREATE INDEX kyc_processes_organization ON kyc_processes(organization_id);
+-- The declared phone numbers, for phone_already_exists.
+CREATE INDEX kyc_processes_phone ON kyc_processes(organization_id, process, json_extract(state, '$.input.phone'));
+
+-- Reviews not yet completed: the scheduler completes those whose due time (ms, sandbox clock) has come.
+CREATE TABLE kyc_reviews (
+  user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  process TEXT NOT NULL,
+  organization_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+  due_at INTEGER NOT NULL,
+  PRIMARY KEY (user_id, process)
+);
+CREATE INDEX kyc_reviews_due ON kyc_reviews(due_at);
+
+CREATE TABLE kyc_configs (
+  organization_id TEXT PRIMARY KEY REFERENCES organizations(id) ON DELETE CASCADE,
+  config TEXT NOT NULL
+);
+
+CREATE TABLE kyb_onboarding (
+  user_id TEXT PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
+  organization_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+  status TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+);
+`
+}]

@@ -1,0 +1,61 @@
+// Sandbox controls of KYC: force a process's outcome (what the service's review, or a partner,
+// would decide), set a user's KYB onboarding status, and list users with their KYC for the
+// dashboard. Not part of the real service.
+import type { FastifyInstance } from 'fastify'
+import { KybAnswer, KybChange, KybParams, KycControlParams, KycForce, KycForced, KycUsers, KycUsersQuery } from '../../schemas/kyc.js'
+import { control } from '../kit/operation.js'
+import { summary } from './model.js'
+
+export default async function kycControls (app: FastifyInstance): Promise<void> {
+  control(app, {
+    id: 'sandboxForceKyc',
+    method: 'POST',
+    url: '/_sandbox/users/:userId/kyc/:process',
+    summary: 'Force a KYC process\'s outcome',
+    description: 'Sets the process\'s status (`ok`, `failed`, `running`, `pending` or `exempt`) at once, drops any review the service still owed for it, ' +
+      'emits `core.kyc.<process>.status-changed` when the status changes, and runs what follows (identity or profile `ok` runs screening; ' +
+      'customer due diligence `ok` runs risk). `reason` is kept and shown as the summary\'s reason while the process fails.',
+    params: KycControlParams,
+    body: KycForce,
+    responses: {
+      200: { description: 'The process and the user\'s summary.', ...KycForced },
+      404: '`entity_not_found`: no such user (`details.entity: "user"`).'
+    }
+  }, async (request) => await app.kyc.force(request.params.userId, request.params.process, request.body.status, request.body.reason))
+
+  control(app, {
+    id: 'sandboxSetKyb',
+    method: 'POST',
+    url: '/_sandbox/users/:userId/kyb',
+    summary: 'Set the KYB onboarding status',
+    description: 'Sets the user\'s KYB onboarding status (`running`, `ok` or `failed`) and emits `core.kyb.onboarding.status-changed` with it.',
+    params: KybParams,
+    body: KybChange,
+    responses: {
+      200: { description: 'The KYB onboarding status.', ...KybAnswer },
+      404: '`entity_not_found`: no such user (`details.entity: "user"`).'
+    }
+  }, async (request) => ({ kyb: await app.kyc.kyb(request.params.userId, request.body.status) }))
+
+  control(app, {
+    id: 'sandboxListKyc',
+    method: 'GET',
+    url: '/_sandbox/kyc',
+    summary: 'List users with their KYC',
+    description: 'The newest 200 users (of `organizationId`, or of every organization) with their KYC summary, each process\'s status and their KYB status.',
+    querystring: KycUsersQuery,
+    responses: { 200: { description: 'The users.', ...KycUsers } }
+  }, async (request) => {
+    const list = await app.kyc.store.list(request.query.organizationId, 200)
+    return {
+      users: list.map(s => ({
+        id: s.user.id,
+        organizationId: s.user.organizationId,
+        email: s.user.email,
+        summary: summary(s.processes),
+        processes: Object.fromEntries(Object.entries(s.processes).map(([code, state]) => [code, state.status])),
+        ...(s.kyb === undefined ? {} : { kyb: s.kyb })
+      }))
+    }
+  })
+}

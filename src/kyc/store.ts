@@ -1,0 +1,135 @@
+// The KYC area's store: every statement prepared once, here. A change reads the user's state and
+// writes what the state machine made of it in one write of the group commit, with the user's
+// record (users.record, which GET /core/users/me shows) and the events of every status change.
+import { groupCommit, type Db } from '../storage/db.js'
+import { recordEvent } from '../storage/outbox.js'
+import { emailKey } from '../storage/core.js'
+import type { NewEvent } from '../storage/index.js'
+import { PROCESS_CODES, type ProcessCode } from '../../schemas/kyc.js'
+import { complete, withDefaults, type Json, type KycConfig, type ProcessState, type Snapshot, type UserData } from './model.js'
+import type { Change, Lookups } from './machine.js'
+
+export interface DueReview { organizationId: string, userId: string, process: ProcessCode }
+
+export interface KybStatus { userId: string, status: 'running' | 'ok' | 'failed', updatedAt: string }
+
+export interface KycStore {
+  /** The user's KYC as stored (processes never changed in their initial state); undefined when there is no such user. */
+  read (organizationId: string, userId: string): Promise<Snapshot | undefined>
+  /**
+   * Runs `work` on the state read inside the write, then stores its change, the user record and the
+   * events. `work` is synchronous and may throw (nothing is written). Undefined when there is no such user.
+   */
+  change<T> (organizationId: string, userId: string, work: (snapshot: Snapshot, lookups: Lookups) => { change: Change, result: T }, event: (type: string, data: Json) => NewEvent): Promise<T | undefined>
+  /** Reviews due at `now` (ms, sandbox clock), oldest first. */
+  due (now: number, limit: number): Promise<DueReview[]>
+  /** The organization's configuration, defaults filled in. */
+  config (organizationId: string): Promise<KycConfig>
+  /** Stores an organization's configuration: synchronous, inside a fixture's transaction. */
+  fixtureConfig (organizationId: string, config: Partial<KycConfig>): void
+  /** Users of an organization (or all) with their KYC, for the dashboard. */
+  list (organizationId: string | undefined, limit: number): Promise<Array<Snapshot & { kyb?: string }>>
+  /** Sets a user's KYB onboarding status and records its event; undefined when there is no such user. */
+  setKyb (organizationId: string, userId: string, status: KybStatus['status'], at: string, event: NewEvent): Promise<KybStatus | undefined>
+}
+
+interface UserRow { id: string, organization_id: string, email: string, record: string }
+interface ProcessRow { user_id: string, process: string, state: string }
+
+export function kycStore (db: Db): KycStore {
+  const user = db.prepare<[string, string], UserRow>('SELECT id, organization_id, email, record FROM users WHERE organization_id = ? AND id = ?')
+  const processes = db.prepare<[string], ProcessRow>('SELECT user_id, process, state FROM kyc_processes WHERE user_id = ?')
+  const configOf = db.prepare<[string], string>('SELECT config FROM kyc_configs WHERE organization_id = ?').pluck()
+  const upsertConfig = db.prepare('INSERT INTO kyc_configs (organization_id, config) VALUES (?, ?) ON CONFLICT (organization_id) DO UPDATE SET config = excluded.config')
+  const upsertProcess = db.prepare(`INSERT INTO kyc_processes (user_id, organization_id, process, state, updated_at) VALUES (?, ?, ?, ?, ?)
+    ON CONFLICT (user_id, process) DO UPDATE SET state = excluded.state, updated_at = excluded.updated_at`)
+  const upsertReview = db.prepare(`INSERT INTO kyc_reviews (user_id, process, organization_id, due_at) VALUES (?, ?, ?, ?)
+    ON CONFLICT (user_id, process) DO UPDATE SET due_at = excluded.due_at`)
+  const deleteReview = db.prepare('DELETE FROM kyc_reviews WHERE user_id = ? AND process = ?')
+  const due = db.prepare<[number, number], { organization_id: string, user_id: string, process: string }>(
+    'SELECT organization_id, user_id, process FROM kyc_reviews WHERE due_at <= ? ORDER BY due_at, user_id, process LIMIT ?')
+  const updateUser = db.prepare('UPDATE users SET record = ?, email = ?, email_key = ? WHERE id = ?')
+  const emailOwner = db.prepare<[string, string], string>('SELECT id FROM users WHERE organization_id = ? AND email_key = ?').pluck()
+  const phoneOwner = db.prepare<[string, string, string], string>(
+    "SELECT user_id FROM kyc_processes WHERE organization_id = ? AND process = 'phone' AND json_extract(state, '$.input.phone') = ? AND user_id != ? LIMIT 1").pluck()
+  const usersOf = db.prepare<[string, number], UserRow>('SELECT id, organization_id, email, record FROM users WHERE organization_id = ? ORDER BY created_at DESC, id LIMIT ?')
+  const allUsers = db.prepare<[number], UserRow>('SELECT id, organization_id, email, record FROM users ORDER BY created_at DESC, id LIMIT ?')
+  const kybOf = db.prepare<[string], string>('SELECT status FROM kyb_onboarding WHERE user_id = ?').pluck()
+  const upsertKyb = db.prepare(`INSERT INTO kyb_onboarding (user_id, organization_id, status, updated_at) VALUES (?, ?, ?, ?)
+    ON CONFLICT (user_id) DO UPDATE SET status = excluded.status, updated_at = excluded.updated_at`)
+  const write = groupCommit(db)
+
+  const configFor = (organizationId: string): KycConfig => {
+    const stored = configOf.get(organizationId)
+    return withDefaults(stored === undefined ? undefined : JSON.parse(stored) as Partial<KycConfig>)
+  }
+
+  const snapshotOf = (row: UserRow): Snapshot => {
+    const config = configFor(row.organization_id)
+    const record = JSON.parse(row.record) as Json
+    const stored: Partial<Record<ProcessCode, ProcessState>> = {}
+    for (const p of processes.all(row.id)) {
+      if ((PROCESS_CODES as readonly string[]).includes(p.process)) stored[p.process as ProcessCode] = JSON.parse(p.state) as ProcessState
+    }
+    const data: UserData = { id: row.id, organizationId: row.organization_id, email: row.email, record }
+    return { user: data, processes: complete(stored, record, config), config }
+  }
+
+  return {
+    async read (organizationId, userId) {
+      const row = user.get(organizationId, userId)
+      return row === undefined ? undefined : snapshotOf(row)
+    },
+
+    async change (organizationId, userId, work, event) {
+      return await write(() => {
+        const row = user.get(organizationId, userId)
+        if (row === undefined) return undefined
+        const snapshot = snapshotOf(row)
+        const lookups: Lookups = {
+          emailTaken: email => { const owner = emailOwner.get(organizationId, emailKey(email)); return owner !== undefined && owner !== userId },
+          phoneTaken: phone => phoneOwner.get(organizationId, phone, userId) !== undefined
+        }
+        const { change, result } = work(snapshot, lookups)
+        const now = change.iso
+        for (const code of change.changed) {
+          const state = change.processes[code]
+          upsertProcess.run(userId, organizationId, code, JSON.stringify(state), now)
+          if (state.reviewDueAt === undefined) deleteReview.run(userId, code)
+          else upsertReview.run(userId, code, organizationId, state.reviewDueAt)
+        }
+        if (change.userChanged) {
+          const email = String(change.record.email)
+          updateUser.run(JSON.stringify(change.record), email, emailKey(email), userId)
+        }
+        for (const e of change.events) recordEvent(db, event(e.type, e.data))
+        return result
+      })
+    },
+
+    async due (now, limit) {
+      return due.all(now, limit).map(r => ({ organizationId: r.organization_id, userId: r.user_id, process: r.process as ProcessCode }))
+    },
+
+    async config (organizationId) { return configFor(organizationId) },
+
+    fixtureConfig (organizationId, config) { upsertConfig.run(organizationId, JSON.stringify(config)) },
+
+    async list (organizationId, limit) {
+      const rows = organizationId === undefined ? allUsers.all(limit) : usersOf.all(organizationId, limit)
+      return rows.map(row => {
+        const kyb = kybOf.get(row.id)
+        return kyb === undefined ? snapshotOf(row) : { ...snapshotOf(row), kyb }
+      })
+    },
+
+    async setKyb (organizationId, userId, status, at, event) {
+      return await write(() => {
+        if (user.get(organizationId, userId) === undefined) return undefined
+        upsertKyb.run(userId, organizationId, status, at)
+        recordEvent(db, event)
+        return { userId, status, updatedAt: at }
+      })
+    }
+  }
+}
