@@ -9,6 +9,7 @@ import kyc from './kyc/index.js'
 import kycSharing from './kyc-sharing/index.js'
 import catalogue from './catalogue/index.js'
 import files from './files/index.js'
+import accounts from './accounts/index.js'
 import webhooks from './webhooks/index.js'
 import sandbox from './sandbox/index.js'
 
@@ -17,6 +18,7 @@ export const areas: readonly Area[] = [
   catalogue,
   users,
   files,
+  accounts,
   metadata,
   kyc,
   kycSharing,

@@ -70,6 +70,12 @@ export interface UserHoldings {
   hasPendingTransactions: boolean
 }
 
+/** What the ledger knows of one account: its balance (decimal strings) and whether it has pending transactions. */
+export interface AccountLedger {
+  balance: { total: string, available: string }
+  hasPendingTransactions: boolean
+}
+
 /** Deletes a user's rows of one area, synchronously, inside the write that deletes the user. */
 export type UserRemoval = (organizationId: string, userId: string) => void
 
@@ -92,6 +98,11 @@ export interface Area {
   sandboxEntities?: SandboxEntity[]
   /** Whether a user holds a balance or pending transactions (the ledger's area): `core.delete-user` refuses such a user. */
   userHoldings?: (app: FastifyInstance, organizationId: string, userId: string) => Promise<UserHoldings>
+  /**
+   * The ledger's view of an account (area 5 declares it): its balance, and whether it has pending
+   * transactions (`core.archive-account` refuses either). At most one area declares it.
+   */
+  accountLedger?: (app: FastifyInstance, organizationId: string, accountId: string) => Promise<AccountLedger>
   /** Makes, once per app, the removal of a user's rows of the area, run inside the write that deletes the user. */
   removeUser?: (app: FastifyInstance) => UserRemoval
   /** The area's routes, registered as an encapsulated plugin. */
@@ -170,6 +181,12 @@ export class AreaRegistry {
       holdings.hasPendingTransactions ||= h.hasPendingTransactions
     }
     return holdings
+  }
+
+  /** The ledger's view of an account; until an area keeps a ledger, every account is empty with nothing pending. */
+  async accountLedger (app: FastifyInstance, organizationId: string, accountId: string): Promise<AccountLedger> {
+    const ledger = this.areas.find(a => a.accountLedger !== undefined)?.accountLedger
+    return ledger === undefined ? { balance: { total: '0', available: '0' }, hasPendingTransactions: false } : await ledger(app, organizationId, accountId)
   }
 
   /** Every area's removal of a user's rows, in area order. */

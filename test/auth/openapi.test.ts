@@ -120,8 +120,9 @@ t.test('every registered route is in the document with the scopes and subjects i
     }
   }
   // The operations of the Core API with a guard: metadata (4 x 5 entities), users (create, get,
-  // delete), KYC sharing, management link, the 14 of the catalogue, and files (create, get).
-  t.equal(guarded, 41)
+  // delete), KYC sharing, management link, the 14 of the catalogue, files (create, get), the 13 of
+  // KYC, and the 8 of accounts.
+  t.equal(guarded, 62)
 })
 
 t.test('the description names the answers any route can get before routing: 400, 408 and 431, with their codes and limits', async t => {

@@ -1,0 +1,35 @@
+// Accounts made by the sandbox: `POST /_sandbox/entities/accounts` and the `entities` fixture key
+// with type `accounts` create real accounts of this area, in USD (labelled "Sandbox account"), with
+// their `core.account.created` (none from a fixture, which records no events). They own metadata
+// like any account, and the accounts operations answer them.
+import type { FastifyInstance } from 'fastify'
+import type { SandboxEntity, SandboxEntityInput } from '../kit/area.js'
+import type { AccountRecord } from './store.js'
+import { accountEvents, accountsOf } from './service.js'
+
+export const SANDBOX_ACCOUNT_ASSET = 'USD'
+
+const record = (e: SandboxEntityInput): AccountRecord => ({
+  id: e.id,
+  organizationId: e.organizationId,
+  userId: e.userId,
+  asset: SANDBOX_ACCOUNT_ASSET,
+  label: 'Sandbox account',
+  archivedAt: null,
+  createdAt: e.createdAt,
+  updatedAt: e.createdAt
+})
+
+export const accountsSandboxEntity: SandboxEntity = {
+  segment: 'accounts',
+  async find (app: FastifyInstance, id: string) {
+    const account = await accountsOf(app).find(id)
+    return account === undefined ? undefined : { organizationId: account.organizationId, userId: account.userId }
+  },
+  async create (app, entity) {
+    return (await accountsOf(app).create(record(entity), accountEvents(app))).ok
+  },
+  fixtureRow (app, entity) {
+    accountsOf(app).fixtureRow(record(entity))
+  }
+}

@@ -1,0 +1,34 @@
+// Shared setup of the accounts and capabilities tests: the app under the reference's names, a user
+// acting through the demo client, and calls checked against the app's own OpenAPI document.
+import type { Test } from 'tap'
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
+import { accessToken, bearer, build, makeUser, onBehalfOf, UUID_RE } from '../helpers.js'
+import { ownDocumentChecker } from '../catalogue/openapi-check.js'
+import type { Config } from '../../src/config.js'
+
+export const REQUEST_ID = 'x-uphold-request-id'
+export const USER_IP = { 'x-uphold-user-ip': '47.174.97.164' }
+
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
+export type Call = (method: Method, url: string, options?: { payload?: unknown, headers?: Record<string, string>, user?: string | null }) => Promise<LightMyRequestResponse>
+
+export interface Setup {
+  app: FastifyInstance
+  userId: string
+  /** An API call as the user (or as `user`, or as the client with `user: null`), checked against the document. */
+  call: Call
+}
+
+export async function setup (t: Test, overrides: Partial<Config> = {}): Promise<Setup> {
+  const app = await build(t, { serviceName: 'uphold', partnerArea: 'topper', ...overrides })
+  const token = await accessToken(app)
+  const check = await ownDocumentChecker(app)
+  const user = await makeUser(app)
+  const call: Call = async (method, url, { payload, headers = {}, user: as = user.id } = {}) => {
+    const res = await app.inject({ method, url, payload: payload as object, headers: { ...bearer(token), ...(as === null ? {} : onBehalfOf(as)), ...headers } })
+    t.match(res.headers[REQUEST_ID], UUID_RE, `${method} ${url}: request id`)
+    t.same(check(method, url, res), [], `${method} ${url} ${res.statusCode}: conforms to the app's own OpenAPI document`)
+    return res
+  }
+  return { app, userId: user.id, call }
+}
