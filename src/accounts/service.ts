@@ -10,6 +10,8 @@ import type { MetadataRevision } from '../storage/metadata.js'
 import type { Rail } from '../../schemas/catalogue.js'
 import type { Account, CreateAccountRequest, DepositMethod, DepositMethodQuery } from '../../schemas/accounts.js'
 import { US_BANK_NETWORKS } from '../../schemas/accounts.js'
+import { requireCapabilities, vibanTermsApply } from '../capabilities/service.js'
+import type { CapabilityCode } from '../capabilities/evaluate.js'
 import { accountsStore, type AccountRecord, type AccountsStore, type EventMaker, type StoredDepositMethod } from './store.js'
 import { SANDBOX_BANK, cryptoAddress, fpsAccountNumber, paymentReference, seedBytes, sepaIban, usAccountNumber } from './details.js'
 
@@ -102,7 +104,8 @@ export const depositMethodNotFound = (): ApiError => entityNotFound('depositMeth
  * The rail a deposit method of the account uses, after its checks: 404 for no such rail; 409 when
  * the account's asset cannot take the deposit (`transfer` for its own asset, `buy` for another,
  * converted on arrival), when the rail takes no deposits, or when only the default account of the
- * asset may receive on it.
+ * asset may receive on it; then 409 `user_capability_failure` while the deposit's capabilities
+ * have requirements or restrictions.
  */
 export async function depositRail (app: FastifyInstance, account: AccountRecord, query: DepositMethodQuery): Promise<Rail> {
   const catalogue = await catalogueOf(app)
@@ -120,7 +123,18 @@ export async function depositRail (app: FastifyInstance, account: AccountRecord,
       throw conflict('rail_constraint_violated', 'Deposits for this rail are only available to the default account', { rule: 'allowed-deposit-accounts' })
     }
   }
+  await requireCapabilities(app, account.organizationId, account.userId, await depositCapabilities(app, account, rail))
   return rail
+}
+
+/**
+ * The capabilities a deposit on the rail needs: `crypto-deposits` or `bank-deposits`, and for FPS
+ * and SEPA details of their own, `unique-account-number-viban` where the vIBAN terms apply to the user.
+ */
+async function depositCapabilities (app: FastifyInstance, account: AccountRecord, rail: Rail): Promise<CapabilityCode[]> {
+  if (rail.type === 'crypto') return ['crypto-deposits']
+  const viban = (rail.network === 'fps' || rail.network === 'sepa') && await vibanTermsApply(app, account.organizationId, account.userId)
+  return viban ? ['bank-deposits', 'unique-account-number-viban'] : ['bank-deposits']
 }
 
 const isUsNetwork = (network: string): boolean => (US_BANK_NETWORKS as readonly string[]).includes(network)

@@ -5,7 +5,7 @@ import addressValidator from 'multicoin-address-validator'
 import { isValidBIC, isValidIBAN } from 'ibantools'
 import { makeUser } from '../helpers.js'
 import { accountsStore } from '../../src/accounts/store.js'
-import { setup, type Setup } from './support.js'
+import { ready, setup, type Setup } from './support.js'
 
 const url = (accountId: string, type: string, asset: string, network: string): string =>
   `/core/accounts/${accountId}/deposit-method?type=${type}&asset=${asset}&network=${network}`
@@ -18,6 +18,7 @@ async function account ({ call }: Setup, asset: string, label = `My ${asset}`): 
 
 t.test('a crypto address per account, valid on its network: 404 before, 201 on setup, 200 with the same after', async t => {
   const s = await setup(t)
+  await ready(s)
   const { call, app } = s
   const first = await account(s, 'BTC')
   const second = await account(s, 'BTC', 'Another')
@@ -55,6 +56,7 @@ t.test('a crypto address per account, valid on its network: 404 before, 201 on s
 
 t.test('bank details: FPS, SEPA and ACH, unique per account and valid for their rail', async t => {
   const s = await setup(t)
+  await ready(s)
   const { call, app } = s
   const store = app.storage.store(accountsStore)
 
@@ -95,6 +97,7 @@ t.test('bank details: FPS, SEPA and ACH, unique per account and valid for their 
 
 t.test('the rail\'s checks: no rail, the account\'s asset, default-only, and the account\'s owner', async t => {
   const s = await setup(t)
+  await ready(s)
   const { call, app } = s
   const usd = await account(s, 'USD')
   app.clock.advance(1)

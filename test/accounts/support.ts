@@ -17,11 +17,38 @@ export interface Setup {
   userId: string
   /** An API call as the user (or as `user`, or as the client with `user: null`), checked against the document. */
   call: Call
+  /** A new token for `call`: after the clock moved past the old one's lifetime. */
+  renewToken: () => Promise<void>
+}
+
+/** Every KYC process, screening and risk last (identity and due diligence start them again). */
+export const KYC_PROCESSES = [
+  'profile', 'address', 'email', 'phone', 'identity', 'proof-of-address', 'customer-due-diligence', 'enhanced-due-diligence',
+  'crypto-risk-assessment', 'self-categorization-statement', 'tax-details', 'screening', 'risk'
+]
+
+/** Forces every KYC process of the user to `status` through the sandbox control. */
+export async function forceKyc (app: FastifyInstance, userId: string, status = 'ok', processes = KYC_PROCESSES): Promise<void> {
+  for (const process of processes) {
+    const res = await app.inject({ method: 'POST', url: `/_sandbox/users/${userId}/kyc/${process}`, payload: { status } })
+    if (res.statusCode !== 200) throw new Error(`forcing ${process}: ${res.statusCode} ${res.body}`)
+  }
+}
+
+/**
+ * A user who can do everything the tests need: KYC done, the cooldown skipped and the vIBAN terms
+ * accepted (the default user resides in GB).
+ */
+export async function ready ({ app, userId, call }: Setup): Promise<void> {
+  await forceKyc(app, userId)
+  if ((await call('PUT', '/core/assets/test-helpers/skip-assets-cooldowns')).statusCode !== 204) throw new Error('skip cooldowns')
+  const accepted = await call('POST', '/core/terms-of-service/unique-account-number-viban/accept', { headers: USER_IP })
+  if (accepted.statusCode !== 201) throw new Error(`accept: ${accepted.statusCode} ${accepted.body}`)
 }
 
 export async function setup (t: Test, overrides: Partial<Config> = {}): Promise<Setup> {
   const app = await build(t, { serviceName: 'uphold', partnerArea: 'topper', ...overrides })
-  const token = await accessToken(app)
+  let token = await accessToken(app)
   const check = await ownDocumentChecker(app)
   const user = await makeUser(app)
   const call: Call = async (method, url, { payload, headers = {}, user: as = user.id } = {}) => {
@@ -30,5 +57,5 @@ export async function setup (t: Test, overrides: Partial<Config> = {}): Promise<
     t.same(check(method, url, res), [], `${method} ${url} ${res.statusCode}: conforms to the app's own OpenAPI document`)
     return res
   }
-  return { app, userId: user.id, call }
+  return { app, userId: user.id, call, renewToken: async () => { token = await accessToken(app) } }
 }
