@@ -258,7 +258,7 @@ export const EnhancedDueDiligenceUpdate = Type.Object({
 export type EnhancedDueDiligenceUpdate = Static<typeof EnhancedDueDiligenceUpdate>
 
 export const TaxDetailsUpdate = Type.Object({
-  input: FreeObject('The tax-details form\'s answers, all at once (see the process\'s `hint`).'),
+  input: FreeObject('Parts of the tax-details form (see the process\'s `hint`); each update adds to those sent before.'),
   output: Type.Optional(Type.Object({ result: Type.Enum(['approved', 'rejected']), verifiedAt: VerifiedAt }))
 })
 export type TaxDetailsUpdate = Static<typeof TaxDetailsUpdate>

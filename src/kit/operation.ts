@@ -43,6 +43,8 @@ interface Described {
   responses: Record<number, Answer>
   consumes?: string[]
   produces?: string[]
+  /** Marks the operation deprecated in the OpenAPI document, as the reference does. */
+  deprecated?: boolean
   preValidation?: preValidationHookHandler
   onSend?: onSendHookHandler
 }
@@ -78,7 +80,7 @@ const hasRequestSchema = (s: RequestSchemas): boolean =>
 
 function routeSchema (def: RequestSchemas & Described): Record<string, unknown> {
   const schema: Record<string, unknown> = { summary: def.summary, operationId: def.id, description: def.description }
-  for (const part of ['params', 'querystring', 'headers', 'body', 'consumes', 'produces'] as const) {
+  for (const part of ['params', 'querystring', 'headers', 'body', 'consumes', 'produces', 'deprecated'] as const) {
     if (def[part] !== undefined) schema[part] = def[part]
   }
   return schema

@@ -83,7 +83,7 @@ export const SCS_FORM = form('c41f9b7e-0a3d-4e28-8f61-2b7e9d4c5a03', {
 })
 
 /**
- * Tax details: answered at once. A document's `number` is 4 to 20 letters, digits or dashes; a
+ * Tax details: its parts at once or one at a time. A document's `number` is 4 to 20 letters, digits or dashes; a
  * document without one may say why (`reason`).
  */
 export const TAX_FORM = form('f2a6c8d0-3e5b-4a71-9c2d-7b8e1f0a4d04', {

@@ -30,6 +30,7 @@ const WHO = 'Individual users only (`user:individual`); a client acts for one wi
 
 interface ProcessOperation {
   code: ManualProcess
+  deprecated?: boolean
   id: string
   summary: string
   body: TSchema
@@ -83,6 +84,7 @@ async function kycRoutes (app: FastifyInstance): Promise<void> {
       description: `${def.description} Every status change emits \`core.kyc.${def.code}.status-changed\`. ${WHO}`,
       body: def.body,
       headers: headersOf(app, def),
+      ...(def.deprecated === true ? { deprecated: true } : {}),
       responses: {
         200: { description: 'The process after the update; `warnings` lists fields that were ignored.', ...ProcessUpdated(def.code) },
         ...def.responses
@@ -114,6 +116,7 @@ const PROCESS_OPERATIONS: ProcessOperation[] = [
   {
     code: 'address',
     id: 'updateKycAddress',
+    deprecated: true,
     summary: 'Update the address (deprecated)',
     body: AddressUpdate,
     locale: false,
@@ -245,7 +248,8 @@ const PROCESS_OPERATIONS: ProcessOperation[] = [
     body: TaxDetailsUpdate,
     locale: true,
     userContext: false,
-    description: 'Submits the tax form of `hint` at once. Needs a complete profile and address; `exempt` processes refuse updates.',
+    description: 'Submits the tax form of `hint`: its parts at once or one at a time, each update adding to the ones before; the review starts once both are in. ' +
+      'Needs a complete profile and address; `exempt` processes refuse updates.',
     responses: {
       409: '`locale_invalid`, `country_not_supported`, `document_number_invalid`, `document_reason_not_supported`, `certification_signature_mismatch`, ' +
         `or ${notAllowed} (\`incomplete-profile\`, \`incomplete-address\`, \`kyc-process-status-exempt\`).`

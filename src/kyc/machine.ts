@@ -451,11 +451,12 @@ export function updateTaxDetails (c: Change, { input, output }: TaxDetailsUpdate
   if (!hasName(c.record) || !hasBirthdate(c.record)) reasons.push('incomplete-profile')
   if (!isAddressComplete(c.record)) reasons.push('incomplete-address')
   if (reasons.length > 0) throw operationNotAllowed(reasons, 'User cannot submit tax details due to incomplete declared information')
-  const violations = check(TAX_FORM.schema, input, 'input')
-  const missing = TAX_FORM.steps.filter(s => input[s] === undefined).map(s => ({ property: `input.${s}`, rule: 'required' }))
-  if (violations.length + missing.length > 0) throw requestInvalid('body', [...missing, ...violations])
-  const identification = input.taxIdentification as { documents: Array<{ number?: string, reason?: string }>, signature?: string }
-  identification.documents.forEach((d, i) => {
+  // The form's parts may come one or more at a time: each update adds to what was sent before.
+  const unknown = Object.keys(input).filter(k => !TAX_FORM.steps.includes(k)).map(k => ({ property: `input.${k}`, rule: 'additionalProperties' }))
+  const violations = [...unknown, ...check(TAX_FORM.schema, input, 'input')]
+  if (violations.length > 0) throw requestInvalid('body', violations)
+  const identification = input.taxIdentification as { documents: Array<{ number?: string, reason?: string }>, signature?: string } | undefined
+  identification?.documents.forEach((d, i) => {
     const property = `input.taxIdentification.documents[${i}]`
     if (d.number !== undefined && !TAX_NUMBER.test(d.number)) {
       throw conflict('document_number_invalid', 'The provided document number is invalid', { context: 'body', property: `${property}.number` })
@@ -464,17 +465,20 @@ export function updateTaxDetails (c: Change, { input, output }: TaxDetailsUpdate
       throw conflict('document_reason_not_supported', 'The provided document reason is not supported', { context: 'body', property: `${property}.reason` })
     }
   })
-  const signature = identification.signature
+  const signature = identification?.signature
   if (signature !== undefined && signature.trim().toLowerCase() !== String(c.record.fullName).trim().toLowerCase()) {
     throw conflict('certification_signature_mismatch', 'The signature does not match the user\'s full name', { context: 'body', property: 'input.taxIdentification.signature' })
   }
   const ignored = ignoreOutput(c, 'tax-details', output)
   if (!ignored) checkPast(output?.verifiedAt, c.now, 'output.verifiedAt')
-  const next: ProcessState = { status: state.status, input: input as Json }
+  const merged: Json = { ...state.input, ...input }
+  const next: ProcessState = { status: state.status, input: merged }
   if (!ignored && output !== undefined) {
     c.set('tax-details', clean({ ...next, status: output.result === 'approved' ? 'ok' : 'failed', output }))
     return
   }
+  // Until every part is in, the process waits for the rest.
+  if (!TAX_FORM.steps.every(step => merged[step] !== undefined)) { c.set('tax-details', clean({ ...next, status: 'pending' })); return }
   c.set('tax-details', clean(submitted(c, 'tax-details', next, undefined)))
 }
 

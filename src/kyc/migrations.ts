@@ -17,8 +17,8 @@ CREATE TABLE kyc_processes (
   PRIMARY KEY (user_id, process)
 );
 CREATE INDEX kyc_processes_organization ON kyc_processes(organization_id);
--- The declared phone numbers, for phone_already_exists.
-CREATE INDEX kyc_processes_phone ON kyc_processes(organization_id, process, json_extract(state, '$.input.phone'));
+-- The users' phone numbers (declared at creation or through KYC), for phone_already_exists.
+CREATE INDEX kyc_users_phone ON users(organization_id, json_extract(record, '$.phone.number'));
 
 -- Reviews not yet completed: the scheduler completes those whose due time (ms, sandbox clock) has come.
 CREATE TABLE kyc_reviews (

@@ -177,6 +177,11 @@ function inputOf (code: ProcessCode, state: ProcessState, record: Json): Json | 
     case 'profile': return pick(record, ['fullName', 'birthdate', 'primaryCitizenship', 'address'])
     case 'address': return { address: addressOf(record) }
     case 'email': return { email: record.email }
+    case 'phone': {
+      // A phone given at the user's creation shows as declared until an update replaces it.
+      const phone = record.phone as { number: string, country: string } | undefined
+      return state.input ?? (phone === undefined ? undefined : { phone: phone.number, country: phone.country })
+    }
     case 'screening':
     case 'risk': return undefined
     default: return state.input

@@ -51,7 +51,7 @@ export function kycStore (db: Db): KycStore {
   const updateUser = db.prepare('UPDATE users SET record = ?, email = ?, email_key = ? WHERE id = ?')
   const emailOwner = db.prepare<[string, string], string>('SELECT id FROM users WHERE organization_id = ? AND email_key = ?').pluck()
   const phoneOwner = db.prepare<[string, string, string], string>(
-    "SELECT user_id FROM kyc_processes WHERE organization_id = ? AND process = 'phone' AND json_extract(state, '$.input.phone') = ? AND user_id != ? LIMIT 1").pluck()
+    "SELECT id FROM users WHERE organization_id = ? AND json_extract(record, '$.phone.number') = ? AND id != ? LIMIT 1").pluck()
   const usersOf = db.prepare<[string, number], UserRow>('SELECT id, organization_id, email, record FROM users WHERE organization_id = ? ORDER BY created_at DESC, id LIMIT ?')
   const allUsers = db.prepare<[number], UserRow>('SELECT id, organization_id, email, record FROM users ORDER BY created_at DESC, id LIMIT ?')
   const kybOf = db.prepare<[string], string>('SELECT status FROM kyb_onboarding WHERE user_id = ?').pluck()

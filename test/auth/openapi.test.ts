@@ -89,7 +89,7 @@ t.test('the OAuth2 security scheme offers every scope of the spec and the partne
     const scheme = (await app.inject({ method: 'GET', url: '/openapi.json' })).json().components.securitySchemes.OAuth2
     t.equal(scheme.type, 'oauth2')
     t.equal(scheme.flows.clientCredentials.tokenUrl, '/core/oauth2/token')
-    t.strictSame(Object.keys(scheme.flows.clientCredentials.scopes).sort(), [...Object.keys(SPEC_SCOPES), `${partnerArea}.kyc-sharing:identify-user`].sort())
+    t.strictSame(Object.keys(scheme.flows.clientCredentials.scopes).sort(), [...Object.keys(SPEC_SCOPES), `${partnerArea}.kyc-sharing:identify-user`, `${partnerArea}.kyc-sharing:create-session`].sort())
     for (const [scope, grants] of Object.entries(SPEC_SCOPES)) t.equal(scheme.flows.clientCredentials.scopes[scope], grants, scope)
   }
 })
@@ -120,8 +120,9 @@ t.test('every registered route is in the document with the scopes and subjects i
     }
   }
   // The operations of the Core API with a guard: metadata (4 x 5 entities), users (create, get,
-  // delete), KYC sharing, management link, the 14 of the catalogue, files (create, get), the 13 of
-  // KYC, the 8 of accounts, and capabilities (list, get, accept terms, skip cooldowns).
+  // delete), KYC sharing (identify-user and sessions), management link, the 14 of the catalogue,
+  // files (create, get), the 12 of KYC, the 8 of accounts, and capabilities (list, get, accept
+  // terms, skip cooldowns).
   t.equal(guarded, 66)
 })
 

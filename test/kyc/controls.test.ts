@@ -2,12 +2,13 @@
 // the KYC operations, KYC sharing sessions, and reviews that outlive a restart.
 import t from 'tap'
 import { Clock } from '../../src/clock.js'
-import { accessToken, bearer, build, fileDatabasePath, waitFor } from '../helpers.js'
+import { accessToken, bearer, fileDatabasePath, waitFor } from '../helpers.js'
 import { ownDocumentChecker } from '../catalogue/openapi-check.js'
-import { kycEvents, kycUser, PROFILE } from './support.js'
+import { kycStore } from '../../src/kyc/store.js'
+import { buildKyc, DEMO, kycEvents, kycUser, PROFILE } from './support.js'
 
 t.test('forcing outcomes: events on change, the summary blocked or restricted, 404 and 400', async t => {
-  const app = await build(t)
+  const app = await buildKyc(t)
   const u = await kycUser(t, app)
   let res = await u.control('POST', `/_sandbox/users/${u.userId}/kyc/identity`, { status: 'failed', reason: 'document-forged' })
   t.equal(res.statusCode, 200, res.body)
@@ -28,10 +29,15 @@ t.test('forcing outcomes: events on change, the summary blocked or restricted, 4
   t.equal(res.statusCode, 400)
   res = await u.control('POST', `/_sandbox/users/${u.userId}/kyc/identity`, { status: 'approved' })
   t.equal(res.statusCode, 400)
+  for (const url of [`/_sandbox/users/${u.userId}/kyc/identity`, `/_sandbox/users/${u.userId}/kyb`, '/_sandbox/users/not-a-uuid/kyb']) {
+    res = await app.inject({ method: 'POST', url })
+    t.equal(res.statusCode, 400, `${url} without a body`)
+    t.equal(res.json().code, 'request_invalid')
+  }
 })
 
 t.test('every process forced ok makes the summary ok', async t => {
-  const app = await build(t)
+  const app = await buildKyc(t)
   const u = await kycUser(t, app)
   for (const p of ['profile', 'address', 'email', 'phone', 'identity', 'proof-of-address', 'customer-due-diligence', 'tax-details', 'screening', 'risk']) {
     const res = await u.control('POST', `/_sandbox/users/${u.userId}/kyc/${p}`, { status: 'ok' })
@@ -42,7 +48,7 @@ t.test('every process forced ok makes the summary ok', async t => {
 })
 
 t.test('KYB onboarding: its event, and the dashboard list', async t => {
-  const app = await build(t)
+  const app = await buildKyc(t)
   const u = await kycUser(t, app)
   let res = await u.control('POST', `/_sandbox/users/${u.userId}/kyb`, { status: 'running' })
   t.equal(res.statusCode, 200, res.body)
@@ -62,7 +68,7 @@ t.test('KYB onboarding: its event, and the dashboard list', async t => {
 })
 
 t.test('the KYC operations are for individual users, with their scopes', async t => {
-  const app = await build(t)
+  const app = await buildKyc(t)
   const check = await ownDocumentChecker(app)
   const token = await accessToken(app)
   let res = await app.inject({ method: 'GET', url: '/core/kyc', headers: bearer(token) })
@@ -79,17 +85,17 @@ t.test('the KYC operations are for individual users, with their scopes', async t
   t.same(res.json(), { code: 'locale_invalid', message: 'The locale is invalid', details: { context: 'headers', property: 'accept-language' } })
   res = await u.call('GET', '/core/kyc?detailed=profile,nonsense')
   t.equal(res.statusCode, 400)
-  res = await u.call('GET', '/core/kyc', undefined, { 'x-service-user-ip': 'not-an-ip' })
+  res = await u.call('GET', '/core/kyc', undefined, { 'x-uphold-user-ip': 'not-an-ip' })
   t.equal(res.statusCode, 400)
 })
 
 t.test('a KYC sharing session: a 600 s token scoped to exactly the missing processes', async t => {
-  const app = await build(t)
+  const app = await buildKyc(t)
   const check = await ownDocumentChecker(app)
   const u = await kycUser(t, app)
   await u.patch('profile', PROFILE)
-  const url = '/partner/kyc-sharing/sessions'
-  const token = await accessToken(app, { scope: 'partner.kyc-sharing:create-session' })
+  const url = '/topper/kyc-sharing/sessions'
+  const token = await accessToken(app, { scope: 'topper.kyc-sharing:create-session' })
   let res = await app.inject({ method: 'POST', url, headers: bearer(token), payload: { userId: u.userId } })
   t.equal(res.statusCode, 201, res.body)
   t.same(check('POST', url, res), [])
@@ -108,7 +114,7 @@ t.test('a KYC sharing session: a 600 s token scoped to exactly the missing proce
   t.equal(res.statusCode, 401, 'for 600 s')
 
   for (const p of ['phone', 'identity']) await u.control('POST', `/_sandbox/users/${u.userId}/kyc/${p}`, { status: 'ok' })
-  const fresh = await accessToken(app, { scope: 'partner.kyc-sharing:create-session' })
+  const fresh = await accessToken(app, { scope: 'topper.kyc-sharing:create-session' })
   res = await app.inject({ method: 'POST', url, headers: bearer(fresh), payload: { userId: u.userId } })
   t.equal(res.statusCode, 200)
   t.same(res.json(), { kycSharing: { processes: [] } })
@@ -128,7 +134,7 @@ t.test('reviews owed survive a restart and complete once their time has come', a
   const databasePath = fileDatabasePath(t)
   const clock = new Clock()
   clock.freeze(true)
-  const first = await build(t, { databasePath, kycReviewDelaySeconds: 30 }, { clock })
+  const first = await buildKyc(t, { databasePath, kycReviewDelaySeconds: 30 }, { clock })
   await first.inject({ method: 'POST', url: '/_sandbox/fixtures', payload: { kycModels: [{ models: { email: 'uphold-verified' } }] } })
   const u = await kycUser(t, first)
   const res = await u.patch('email', { input: { email: 'later@example.com' } })
@@ -136,15 +142,32 @@ t.test('reviews owed survive a restart and complete once their time has come', a
   await first.close()
 
   clock.advance(31)
-  const second = await build(t, { databasePath, kycReviewDelaySeconds: 30 }, { clock })
-  await waitFor(async () => (await second.storage.store((await import('../../src/kyc/store.js')).kycStore).read(u.app === first ? (await second.storage.admin.userOrganization(u.userId))! : '', u.userId))?.processes.email.status === 'ok', { what: 'the review on start' })
+  const second = await buildKyc(t, { databasePath, kycReviewDelaySeconds: 30 }, { clock })
+  const store = second.storage.store(kycStore)
+  await waitFor(async () => (await store.read(DEMO, u.userId))?.processes.email.status === 'ok', { what: 'the review on start' })
   t.same(kycEvents(second, u.userId), ['email:ok'])
 })
 
 t.test('with no review delay, a review completes right after the update', async t => {
-  const app = await build(t, { kycReviewDelaySeconds: 0 })
+  const app = await buildKyc(t, { kycReviewDelaySeconds: 0 })
   const u = await kycUser(t, app)
   await u.patch('profile', PROFILE)
   await waitFor(() => kycEvents(app, u.userId).includes('screening:ok'), { what: 'screening' })
   t.same(kycEvents(app, u.userId), ['profile:ok', 'screening:running', 'address:ok', 'screening:ok'])
+})
+
+t.test('deleting a user takes its KYC and the reviews it was owed', async t => {
+  const app = await buildKyc(t, { kycReviewDelaySeconds: 5 })
+  const u = await kycUser(t, app)
+  await u.patch('profile', PROFILE)
+  const owed = (): number => (app.storage.db.prepare('SELECT count(*) AS n FROM kyc_reviews WHERE user_id = ?').get(u.userId) as { n: number }).n
+  t.equal(owed(), 1, 'screening is owed')
+  const res = await u.call('DELETE', '/core/users/me', { review: { reason: 'closure-per-user-request' } })
+  t.equal(res.statusCode, 204, res.body)
+  t.equal(owed(), 0)
+  t.equal((app.storage.db.prepare('SELECT count(*) AS n FROM kyc_processes WHERE user_id = ?').get(u.userId) as { n: number }).n, 0)
+  const clock = await app.inject({ method: 'POST', url: '/_sandbox/clock', payload: { advanceSeconds: 10 } })
+  t.equal(clock.statusCode, 200)
+  const forced = await app.inject({ method: 'POST', url: `/_sandbox/users/${u.userId}/kyc/identity`, payload: { status: 'ok' } })
+  t.equal(forced.statusCode, 404)
 })

@@ -3,13 +3,13 @@
 import t from 'tap'
 import { existsSync } from 'node:fs'
 import { chromium, type Browser } from 'playwright-core'
-import { build, waitFor } from '../helpers.js'
-import { kycEvents, kycUser, PROFILE } from './support.js'
+import { waitFor } from '../helpers.js'
+import { buildKyc, kycEvents, kycUser, PROFILE } from './support.js'
 
 const CHROMIUM = '/usr/bin/chromium'
 
 t.test('the dashboard shows each user\'s KYC and forces an outcome', { skip: existsSync(CHROMIUM) ? false : `Chromium is not installed at ${CHROMIUM}` }, async t => {
-  const app = await build(t)
+  const app = await buildKyc(t)
   const u = await kycUser(t, app, { email: 'dash.board@example.com' })
   await u.patch('profile', PROFILE)
   await app.listen({ port: 0, host: '127.0.0.1' })

@@ -1,9 +1,8 @@
 import t from 'tap'
-import { build } from '../helpers.js'
-import { kycUser, PROFILE } from './support.js'
+import { buildKyc, kycUser, PROFILE } from './support.js'
 
 t.test('a new user has every process in its initial state, and a pending summary', async t => {
-  const app = await build(t)
+  const app = await buildKyc(t)
   const u = await kycUser(t, app)
   const overview = await u.overview()
   t.same(overview.summary, { status: 'pending', reason: 'none' })
@@ -32,4 +31,16 @@ t.test('a new user has every process in its initial state, and a pending summary
   const res = await u.patch('profile', PROFILE)
   t.equal(res.statusCode, 200, res.body)
   t.equal(res.json().profile.status, 'ok')
+})
+
+t.test('the document names the 12 KYC operations with their scopes, and the address update deprecated', async t => {
+  const app = await buildKyc(t)
+  const doc = (await app.inject({ method: 'GET', url: '/openapi.json' })).json()
+  t.same(doc.paths['/core/kyc'].get.security, [{ OAuth2: ['core.kyc:read'] }])
+  t.same(doc.paths['/core/kyc'].get['x-subjects'], ['user:individual'])
+  const processes = Object.keys(doc.paths).filter(p => p.startsWith('/core/kyc/processes/'))
+  t.equal(processes.length, 11)
+  for (const p of processes) t.same(doc.paths[p].patch.security, [{ OAuth2: [`core.kyc.${p.split('/').pop()!}:update`] }], p)
+  t.equal(doc.paths['/core/kyc/processes/address'].patch.deprecated, true)
+  t.notOk(doc.paths['/core/kyc/processes/profile'].patch.deprecated)
 })

@@ -2,8 +2,14 @@
 // behalf), every answer checked against the app's own OpenAPI response schema, and the events.
 import { randomUUID } from 'node:crypto'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
-import { accessToken, bearer, DEMO_ORG, onBehalfOf } from '../helpers.js'
+import { accessToken, bearer, build, DEMO_ORG, onBehalfOf } from '../helpers.js'
+import type { Config } from '../../src/config.js'
+import type { BuildOptions } from '../../src/app.js'
 import { ownDocumentChecker } from '../catalogue/openapi-check.js'
+
+/** The app under the reference's names (`uphold`, `topper`), so answers are checked as the reference's are. */
+export const buildKyc = (t: { teardown: (fn: () => unknown) => void }, overrides: Partial<Config> = {}, options: Partial<BuildOptions> = {}): Promise<FastifyInstance> =>
+  build(t, { serviceName: 'uphold', partnerArea: 'topper', ...overrides }, options)
 
 interface Assert { same: (found: unknown, wanted: unknown, message: string) => unknown }
 
@@ -11,7 +17,7 @@ export interface Caller {
   app: FastifyInstance
   userId: string
   /** A request as the user; the answer is checked against the document. */
-  call: (method: 'GET' | 'PATCH' | 'POST', url: string, payload?: unknown, headers?: Record<string, string>) => Promise<LightMyRequestResponse>
+  call: (method: 'GET' | 'PATCH' | 'POST' | 'DELETE', url: string, payload?: unknown, headers?: Record<string, string>) => Promise<LightMyRequestResponse>
   patch: (process: string, payload: unknown, headers?: Record<string, string>) => Promise<LightMyRequestResponse>
   overview: (detailed?: string) => Promise<Record<string, any>>
   /** POST /_sandbox/... (the admin control API), answer checked too. */

@@ -2,8 +2,7 @@
 // codes and `details.reasons`. Every answer is checked against the app's own OpenAPI document.
 import t, { type Test } from 'tap'
 import type { FastifyInstance } from 'fastify'
-import { build } from '../helpers.js'
-import { advance, kycUser, PROFILE, userFile, type Caller } from './support.js'
+import { buildKyc, advance, kycUser, PROFILE, userFile, type Caller } from './support.js'
 
 const VERIFIED = { verifiedAt: '2020-01-01T00:00:00.000Z' }
 const FUTURE = '2099-01-01T00:00:00.000Z'
@@ -117,6 +116,7 @@ const cases: Case[] = [
     after: 'pending',
     check: (t, _u, body) => { t.equal(body.warnings.output[0].details.property, 'output') }
   },
+  { name: 'email (none): ok at once', config: { models: { email: 'none' } }, process: 'email', body: u => ({ input: { email: `x-${u.userId}@example.com` } }), status: 200, after: 'ok' },
   { name: 'email: verified already', setup: u => ok(u, 'email', { input: { email: `y-${u.userId}@example.com` }, output: VERIFIED }), process: 'email', body: u => ({ input: { email: `x-${u.userId}@example.com` } }), status: 409, code: 'operation_not_allowed', reasons: ['email-already-verified'] },
   { name: 'email: another user\'s address', process: 'email', body: () => ({ input: { email: 'taken@example.com' } }), status: 409, code: 'email_already_exists' },
   { name: 'email: an undeliverable domain', process: 'email', body: () => ({ input: { email: 'someone@example.invalid' } }), status: 409, code: 'email_incorrect_or_disallowed' },
@@ -134,6 +134,7 @@ const cases: Case[] = [
   { name: 'identity (partner-verified): with output is ok at once', setup: profile, process: 'identity', body: u => identityDoc(u, IDENTITY_OUTPUT), status: 200, after: 'ok' },
   { name: 'identity (partner-verified): without output stays pending', setup: profile, process: 'identity', body: u => identityDoc(u), status: 200, after: 'pending' },
   { name: 'identity (uphold-verified): input only is pending until the review', config: { models: { identity: 'uphold-verified' } }, setup: profile, process: 'identity', body: u => identityDoc(u), status: 200, after: 'pending', reviewed: 'ok' },
+  { name: 'identity (none): a submission is ok at once', config: { models: { identity: 'none' } }, setup: profile, process: 'identity', body: u => identityDoc(u), status: 200, after: 'ok' },
   { name: 'identity (uphold-verified): output is refused', config: { models: { identity: 'uphold-verified' } }, setup: profile, process: 'identity', body: u => identityDoc(u, IDENTITY_OUTPUT), status: 409, code: 'operation_not_allowed', reasons: ['permission-denied'] },
   { name: 'identity: without a profile', process: 'identity', body: u => identityDoc(u, IDENTITY_OUTPUT), status: 409, code: 'operation_not_allowed', reasons: ['missing-name', 'missing-birthdate'] },
   { name: 'identity: once ok, no more updates', setup: async u => { await profile(u); await ok(u, 'identity', await identityDoc(u, IDENTITY_OUTPUT)) }, process: 'identity', body: u => identityDoc(u, IDENTITY_OUTPUT), status: 409, code: 'operation_not_allowed', reasons: ['kyc-process-update-not-allowed'] },
@@ -176,6 +177,7 @@ const cases: Case[] = [
     check: (t, _u, body) => { t.same(body.customerDueDiligence.input.answers, { purpose: { activities: ['payments'] } }) }
   },
   { name: 'CDD (uphold-verified): evaluated after the last step and the review', setup: u => answer(u, 'customer-due-diligence', CDD_STEPS.slice(0, 2)), process: 'customer-due-diligence', body: () => ({ input: { answers: CDD_STEPS[2] } }), status: 200, after: 'pending', reviewed: 'ok' },
+  { name: 'CDD (none): evaluated at once after the last step', config: { models: { 'customer-due-diligence': 'none' } }, setup: u => answer(u, 'customer-due-diligence', CDD_STEPS.slice(0, 2)), process: 'customer-due-diligence', body: () => ({ input: { answers: CDD_STEPS[2] } }), status: 200, after: 'ok' },
   { name: 'CDD: completed, awaiting evaluation', setup: u => answer(u, 'customer-due-diligence', CDD_STEPS), process: 'customer-due-diligence', body: () => ({ input: { answers: CDD_STEPS[0] } }), status: 409, code: 'operation_not_allowed', reasons: ['form-already-completed'] },
   { name: 'CDD: ok, the form is completed', setup: u => force(u, 'customer-due-diligence', 'ok'), process: 'customer-due-diligence', body: () => ({ input: { answers: CDD_STEPS[0] } }), status: 409, code: 'operation_not_allowed', reasons: ['form-already-completed'] },
   { name: 'CDD (partner-verified): output is ok at once', config: { models: { 'customer-due-diligence': 'partner-verified' } }, process: 'customer-due-diligence', body: () => ({ input: { answers: { anything: { at: 'once' } } }, output: { score: 'low', expiresAt: FUTURE, ...VERIFIED } }), status: 200, after: 'ok' },
@@ -228,6 +230,7 @@ const cases: Case[] = [
   { name: 'tax details: an incomplete profile', process: 'tax-details', body: () => ({ input: TAX }), status: 409, code: 'operation_not_allowed', reasons: ['incomplete-profile', 'incomplete-address'] },
   { name: 'tax details (uphold-verified): pending until the review', setup: profile, process: 'tax-details', body: () => ({ input: TAX }), status: 200, after: 'pending', reviewed: 'ok' },
   { name: 'tax details (partner-verified): a rejected result fails', config: { models: { 'tax-details': 'partner-verified' } }, setup: profile, process: 'tax-details', body: () => ({ input: TAX, output: { result: 'rejected', ...VERIFIED } }), status: 200, after: 'failed' },
+  { name: 'tax details (none): ok at once', config: { models: { 'tax-details': 'none' } }, setup: profile, process: 'tax-details', body: () => ({ input: TAX }), status: 200, after: 'ok' },
   { name: 'tax details: exempt', setup: async u => { await profile(u); await force(u, 'tax-details', 'exempt') }, process: 'tax-details', body: () => ({ input: TAX }), status: 409, code: 'operation_not_allowed', reasons: ['kyc-process-status-exempt'] },
   { name: 'tax details: exempt for the organization', config: { exempt: ['tax-details'] }, process: 'tax-details', body: () => ({ input: TAX }), status: 409, code: 'operation_not_allowed', reasons: ['kyc-process-status-exempt'] },
   { name: 'tax details: a bad number', setup: profile, process: 'tax-details', body: () => ({ input: { ...TAX, taxIdentification: { documents: [{ type: 'tin', country: 'PT', number: '1!' }], certify: true } } }), status: 409, code: 'document_number_invalid', details: { property: 'input.taxIdentification.documents[0].number' } },
@@ -235,6 +238,18 @@ const cases: Case[] = [
   { name: 'tax details: a document without a number, unsigned, is accepted', setup: profile, process: 'tax-details', body: () => ({ input: { taxResidency: { countries: ['PT'] }, taxIdentification: { documents: [{ type: 'tin', country: 'PT' }] } } }), status: 200, after: 'pending' },
   { name: 'tax details: a signature that is not the name', setup: profile, process: 'tax-details', body: () => ({ input: { ...TAX, taxIdentification: { ...TAX.taxIdentification, signature: 'Someone Else' } } }), status: 409, code: 'certification_signature_mismatch' },
   { name: 'tax details: an unsupported residence', setup: profile, process: 'tax-details', body: () => ({ input: { ...TAX, taxResidency: { countries: ['PT', 'IR'] } } }), status: 409, code: 'country_not_supported', details: { property: 'input.taxResidency.countries[1]' } },
+  { name: 'tax details: one part waits for the other, without a review', setup: profile, process: 'tax-details', body: () => ({ input: { taxResidency: { countries: ['PT'] } } }), status: 200, after: 'pending', reviewed: 'pending' },
+  {
+    name: 'tax details: the second part completes the form, then the review',
+    setup: async u => { await profile(u); await ok(u, 'tax-details', { input: { taxResidency: { countries: ['PT'] } } }) },
+    process: 'tax-details',
+    body: () => ({ input: { taxIdentification: TAX.taxIdentification } }),
+    status: 200,
+    after: 'pending',
+    reviewed: 'ok',
+    check: (t, _u, body) => { t.same(Object.keys(body.taxDetails.input), ['taxResidency', 'taxIdentification']) }
+  },
+  { name: 'tax details: a part the form does not have is 400', setup: profile, process: 'tax-details', body: () => ({ input: { taxBrackets: {} } }), status: 400, code: 'request_invalid' },
   { name: 'tax details: a form that is not the form is 400', setup: profile, process: 'tax-details', body: () => ({ input: { taxResidency: {} } }), status: 400, code: 'request_invalid' },
   { name: 'tax details: an unsupported locale', setup: profile, process: 'tax-details', headers: { 'accept-language': 'fr' }, body: () => ({ input: TAX }), status: 409, code: 'locale_invalid' }
 ]
@@ -246,7 +261,7 @@ async function statusOf (u: Caller, process: string): Promise<string> {
 
 t.test('process transitions', async t => {
   // One app for every case: each case has its own user and, when configured, its own models.
-  const app: FastifyInstance = await build(t, { kycReviewDelaySeconds: 5 })
+  const app: FastifyInstance = await buildKyc(t, { kycReviewDelaySeconds: 5 })
   const other = await kycUser(t, app, { email: 'taken@example.com' })
   await other.patch('phone', { input: { phone: '+351999999999', country: 'PT' } })
   for (const c of cases) {

@@ -1,16 +1,29 @@
 // One individual user from creation to a KYC summary `ok`, through the API alone, with every event
 // delivered to a real webhook receiver.
-import t from 'tap'
-import { build } from '../helpers.js'
+import t, { type Test } from 'tap'
 import { addEndpoint, managementLink, startReceiver } from '../webhooks/support.js'
-import { advance, kycEvents, kycUser, PROFILE, userFile } from './support.js'
+import { postForm, type Upload } from '../files/support.js'
+import { buildKyc, advance, kycEvents, kycUser, PROFILE, type Caller } from './support.js'
+
+const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c489', 'hex')
+
+/** A file created with core.create-file and uploaded through its upload target, over the real port. */
+async function uploadedFile (t: Test, u: Caller, base: string): Promise<string> {
+  const created = await u.call('POST', '/core/files', { category: 'image', contentType: 'image/png' })
+  t.equal(created.statusCode, 201, created.body)
+  const { id, upload } = created.json().file as { id: string, upload: Upload }
+  const sent = await postForm(upload.url.replace(/^http:\/\/localhost:80/, base), upload.formData, { bytes: PNG, type: 'image/png' })
+  t.equal(sent.status, 204, sent.body)
+  return id
+}
 
 t.test('a user reaches KYC summary ok through the API, each event delivered in order', async t => {
-  const app = await build(t, { kycReviewDelaySeconds: 5 })
+  const app = await buildKyc(t, { kycReviewDelaySeconds: 5 })
   const receiver = await startReceiver(t)
   const link = await managementLink(app)
   await addEndpoint(app, link, { url: receiver.url })
 
+  const base = await app.listen({ port: 0, host: '127.0.0.1' })
   const u = await kycUser(t, app, { email: 'maria.silva@example.com' })
   const delivered: string[] = []
   /** The step's events: recorded in this order, and each delivered to the receiver. */
@@ -41,8 +54,8 @@ t.test('a user reaches KYC summary ok through the API, each event delivered in o
   t.equal(res.json().phone.status, 'ok', res.body)
   await step('phone', ['phone:ok'])
 
-  const front = await userFile(app, u.userId)
-  const selfie = await userFile(app, u.userId)
+  const front = await uploadedFile(t, u, base)
+  const selfie = await uploadedFile(t, u, base)
   res = await u.patch('identity', {
     type: 'document-submission',
     input: { media: [{ context: 'photo-document-front', fileId: front }, { context: 'photo-selfie', fileId: selfie }] },
@@ -59,7 +72,7 @@ t.test('a user reaches KYC summary ok through the API, each event delivered in o
   await advance(app, 5)
   await step('screening after identity', ['screening:ok'])
 
-  const bill = await userFile(app, u.userId)
+  const bill = await uploadedFile(t, u, base)
   res = await u.patch('proof-of-address', {
     type: 'document-submission',
     input: { media: [{ context: 'address-proof', fileId: bill }] },
@@ -97,12 +110,13 @@ t.test('a user reaches KYC summary ok through the API, each event delivered in o
   t.equal(overview.processes.customerDueDiligence.output.score, 'low')
   t.equal(overview.processes.taxDetails.output.result, 'approved')
 
-  const stored = await app.storage.users.get(u.userId.length > 0 ? (await app.storage.admin.userOrganization(u.userId))! : '', u.userId)
-  t.match(stored?.record, {
+  const me = await u.call('GET', '/core/users/me')
+  t.equal(me.statusCode, 200, me.body)
+  t.match(me.json().user, {
     email: 'maria.silva@example.com',
     fullName: 'Maria Silva',
     birthdate: '1990-05-17',
     address: { country: 'PT', city: 'Lisboa', line1: 'Rua Augusta 10', postalCode: '1100-053' },
     phone: { number: '+351912345678', country: 'PT' }
-  }, 'the user record holds what KYC declared')
+  }, 'GET /core/users/me shows what KYC declared')
 })
