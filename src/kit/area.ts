@@ -47,6 +47,8 @@ export interface SandboxEntityInput {
   organizationId: string
   userId: string
   createdAt: string
+  /** Accounts: the asset asked for (`POST /_sandbox/entities/accounts`), when one was. */
+  asset?: string
 }
 
 /**

@@ -147,6 +147,12 @@ t.test('POST /_sandbox/entities/accounts makes a real account of this area', asy
   const account = (await call('GET', `/core/accounts/${res.json().id}`)).json().account
   t.match(account, { id: res.json().id, ownerId: userId, asset: 'USD', label: 'Sandbox account' })
   t.ok(await app.storage.store(accountsStore).find(res.json().id))
+  const btc = await app.inject({ method: 'POST', url: '/_sandbox/entities/accounts', payload: { userId, asset: 'BTC' } })
+  t.equal(btc.statusCode, 201)
+  t.equal((await call('GET', `/core/accounts/${btc.json().id}`)).json().account.asset, 'BTC')
+  const unknown = await app.inject({ method: 'POST', url: '/_sandbox/entities/accounts', payload: { userId, asset: 'NOPE' } })
+  t.equal(unknown.statusCode, 404)
+  t.same(unknown.json(), { code: 'entity_not_found', message: 'The asset cannot be found', details: { entity: 'asset' } })
 })
 
 t.test('core.account.created, .archived and .unarchived reach a real receiver in order', async t => {
