@@ -28,4 +28,9 @@ CREATE TABLE cooldowns (
 );
 CREATE INDEX cooldowns_running ON cooldowns(ends_at) WHERE ended_at IS NULL;
 `
+}, {
+  // How far the cooldown follower has read the users table (by rowid): each new user is looked at
+  // once, so a cooldown starts with its user, not when it is first read.
+  name: '002-cooldown-scan',
+  sql: 'CREATE TABLE cooldown_scan (id INTEGER PRIMARY KEY CHECK (id = 1), last_user_rowid INTEGER NOT NULL)'
 }]

@@ -25,11 +25,15 @@ export const VIBAN_TERMS = 'unique-account-number-viban'
 
 interface UserBasics { organizationId: string, userId: string, type: 'individual' | 'business', country: string, createdAt: string }
 
+function basicsOf (organizationId: string, userId: string, stored: Record<string, unknown>, createdAt: string): UserBasics {
+  const record = stored as { type?: string, address?: { country?: string } }
+  return { organizationId, userId, type: record.type === 'business' ? 'business' : 'individual', country: String(record.address?.country ?? ''), createdAt }
+}
+
 async function basics (app: FastifyInstance, organizationId: string, userId: string): Promise<UserBasics> {
   const user = await app.storage.users.get(organizationId, userId)
   if (user === undefined) throw entityNotFound('user')
-  const record = user.record as { type?: string, address?: { country?: string } }
-  return { organizationId, userId, type: record.type === 'business' ? 'business' : 'individual', country: String(record.address?.country ?? ''), createdAt: user.createdAt }
+  return basicsOf(organizationId, userId, user.record, user.createdAt)
 }
 
 /** Whether terms apply to a user of this country and type. */
@@ -37,19 +41,25 @@ export const termsApply = (terms: Pick<TermsOfService, 'countries' | 'userTypes'
   (terms.countries === undefined || terms.countries.includes(country)) && (terms.userTypes === undefined || (terms.userTypes as string[]).includes(type))
 
 /**
- * The user's cooldown, recorded the first time it is asked for: individual users residing in a
- * cooldown country get one on the crypto assets, ending COOLDOWN_MS after their creation (one that
- * ended before it was first asked for is recorded as ended, without an event).
+ * The user's cooldown: individual users residing in a cooldown country get one on the crypto
+ * assets, ending COOLDOWN_MS after their creation. The follower records it within a second of the
+ * user's creation; a read before that records it itself (one that had already ended then is
+ * recorded as ended, without an event).
  */
 async function cooldownOf (app: FastifyInstance, user: UserBasics): Promise<Cooldown | undefined> {
   const store = capabilitiesOf(app)
   const stored = await store.cooldown(user.userId)
   if (stored !== undefined) return stored
-  if (user.type !== 'individual' || !COOLDOWN_COUNTRIES.includes(user.country)) return undefined
   const endsAt = Date.parse(user.createdAt) + COOLDOWN_MS
+  return await startCooldown(app, user, endsAt <= app.clock.now() ? new Date(endsAt).toISOString() : null)
+}
+
+/** Records the cooldown of a user who gets one (an individual residing in a cooldown country). */
+async function startCooldown (app: FastifyInstance, user: UserBasics, endedAt: string | null): Promise<Cooldown | undefined> {
+  if (user.type !== 'individual' || !COOLDOWN_COUNTRIES.includes(user.country)) return undefined
   const assets = (await catalogueOf(app)).assets().filter(a => a.type === 'crypto').map(a => a.code)
-  const ended = endsAt <= app.clock.now() ? new Date(endsAt).toISOString() : null
-  return await store.startCooldown({ userId: user.userId, organizationId: user.organizationId, assets, features: COOLDOWN_FEATURES, endsAt, endedAt: ended })
+  const endsAt = Date.parse(user.createdAt) + COOLDOWN_MS
+  return await capabilitiesOf(app).startCooldown({ userId: user.userId, organizationId: user.organizationId, assets, features: COOLDOWN_FEATURES, endsAt, endedAt })
 }
 
 const running = (c: Cooldown | undefined, now: number): c is Cooldown => c !== undefined && c.endedAt === null && c.endsAt > now
@@ -165,6 +175,14 @@ export function followCooldowns (app: FastifyInstance): () => Promise<void> {
   let queue: Promise<void> = Promise.resolve()
   const endDue = async (): Promise<void> => {
     const store = capabilitiesOf(app)
+    // New users first: each gets its cooldown now (running, even when its end has already come, so
+    // the end is announced below), rather than when it is first read.
+    for (;;) {
+      const { users, through } = await store.newUsers(100)
+      for (const u of users) await startCooldown(app, basicsOf(u.organizationId, u.userId, u.record, u.createdAt), null)
+      if (users.length > 0) await store.scannedThrough(through)
+      if (users.length < 100) break
+    }
     for (;;) {
       const now = app.clock.now()
       const due = await store.due(now, 100)

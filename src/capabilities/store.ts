@@ -27,7 +27,13 @@ export interface CapabilitiesStore {
   endCooldown (userId: string, at: string, event: (c: Cooldown) => NewEvent): Promise<boolean>
   /** Running cooldowns whose end has come at `now` (ms), oldest first. */
   due (now: number, limit: number): Promise<string[]>
+  /** Users created since the last call that acknowledged its batch, in creation order (read by rowid, not scanned). */
+  newUsers (limit: number): Promise<{ users: NewUser[], through: number }>
+  /** Records that the users up to `rowid` have been looked at. */
+  scannedThrough (rowid: number): Promise<void>
 }
+
+export interface NewUser { organizationId: string, userId: string, record: Record<string, unknown>, createdAt: string }
 
 interface CooldownRow { user_id: string, organization_id: string, assets: string, features: string, ends_at: number, ended_at: string | null }
 
@@ -44,6 +50,10 @@ export function capabilitiesStore (db: Db): CapabilitiesStore {
   const userExists = db.prepare<[string, string], number>('SELECT 1 FROM users WHERE organization_id = ? AND id = ?').pluck()
   const end = db.prepare('UPDATE cooldowns SET ended_at = ? WHERE user_id = ? AND ended_at IS NULL')
   const due = db.prepare<[number, number], string>('SELECT user_id FROM cooldowns WHERE ended_at IS NULL AND ends_at <= ? ORDER BY ends_at, user_id LIMIT ?').pluck()
+  const scanned = db.prepare<[], number>('SELECT last_user_rowid FROM cooldown_scan WHERE id = 1').pluck()
+  const markScanned = db.prepare('INSERT INTO cooldown_scan (id, last_user_rowid) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET last_user_rowid = max(last_user_rowid, excluded.last_user_rowid)')
+  const usersAfter = db.prepare<[number, number], { rowid: number, id: string, organization_id: string, record: string, created_at: string }>(
+    'SELECT rowid, id, organization_id, record, created_at FROM users WHERE rowid > ? ORDER BY rowid LIMIT ?')
   const write = groupCommit(db)
   return {
     async acceptances (userId) {
@@ -74,6 +84,17 @@ export function capabilitiesStore (db: Db): CapabilitiesStore {
     },
     async due (now, limit) {
       return due.all(now, limit)
+    },
+    async newUsers (limit) {
+      const after = scanned.get() ?? 0
+      const rows = usersAfter.all(after, limit)
+      return {
+        users: rows.map(r => ({ organizationId: r.organization_id, userId: r.id, record: JSON.parse(r.record) as Record<string, unknown>, createdAt: r.created_at })),
+        through: rows.length === 0 ? after : rows[rows.length - 1].rowid
+      }
+    },
+    async scannedThrough (rowid) {
+      await write(() => markScanned.run(rowid))
     }
   }
 }

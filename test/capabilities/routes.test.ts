@@ -184,3 +184,17 @@ t.test('the test helper ends the cooldown at once, with its event; then does not
   await new Promise(resolve => setTimeout(resolve, 100))
   t.equal(receiver.received.length, 1, 'no second event')
 })
+
+t.test('a GB user nobody asked about still gets its cooldown, and its end is announced', async t => {
+  const { app, userId } = await setup(t)
+  const receiver = await startReceiver(t)
+  await addEndpoint(app, await managementLink(app), { url: receiver.url })
+  // The user of the setup was created, and nothing has read its capabilities or assets.
+  await app.clock.settle()
+  t.equal(app.storage.db.prepare('SELECT count(*) AS n FROM cooldowns WHERE user_id = ? AND ended_at IS NULL').pluck().get(userId), 1,
+    'its cooldown runs from its creation')
+  app.clock.advance(24 * 3600)
+  await app.clock.settle()
+  const [delivery] = await receiver.waitFor(1)
+  t.match(JSON.parse(delivery.body), { type: 'core.assets.cooldown-ended', data: { userId } })
+})
