@@ -71,7 +71,8 @@ export const RotateSecret = Type.Object({
 export const EntityParams = Type.Object({ entity: Type.Union(ENTITY_TYPES.map(e => Type.Literal(e)), { description: 'Entity type.' }) })
 export const EntityCreate = Type.Object({
   userId: { ...Uuid, description: 'The owner; the entity joins the user\'s organization.' },
-  id: Type.Optional({ ...Uuid, description: 'Absent: a random UUID.' })
+  id: Type.Optional({ ...Uuid, description: 'Absent: a random UUID.' }),
+  asset: Type.Optional(Type.String({ minLength: 1, description: 'Accounts only: the account\'s asset (absent: USD); an unknown asset is 404.' }))
 }, Strict)
 export const EntityView = Type.Object({
   id: Uuid,

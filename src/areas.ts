@@ -9,6 +9,8 @@ import kyc from './kyc/index.js'
 import kycSharing from './kyc-sharing/index.js'
 import catalogue from './catalogue/index.js'
 import files from './files/index.js'
+import capabilities from './capabilities/index.js'
+import accounts from './accounts/index.js'
 import webhooks from './webhooks/index.js'
 import sandbox from './sandbox/index.js'
 
@@ -17,6 +19,8 @@ export const areas: readonly Area[] = [
   catalogue,
   users,
   files,
+  capabilities,
+  accounts,
   metadata,
   kyc,
   kycSharing,

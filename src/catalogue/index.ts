@@ -1,6 +1,6 @@
 // The catalogue area: countries, assets, networks, rails, rates, terms of service and file
 // settings (the Core API's reference data), and the sandbox controls that pin prices.
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { SubjectType } from '../auth/guard.js'
 import { UserContextHeaders } from '../../schemas/headers.js'
 import {
@@ -29,6 +29,21 @@ async function catalogueRoutes (app: FastifyInstance): Promise<void> {
   const catalogue = catalogueService(app)
   const headers = UserContextHeaders(app.config.serviceName)
   const subjects = ANY_SUBJECT
+
+  // Acting for a user, assets carry the user's cooldowns and terms the user's `acceptedAt`: the
+  // areas that keep them answer through the registry (app.areas.userCooldowns, userTerms).
+  const forUser = async (request: FastifyRequest, assets: Asset[]): Promise<Asset[]> => {
+    const userId = request.auth?.userId
+    if (userId === undefined || userId === null) return assets
+    const cooldowns = await app.areas.userCooldowns(app, request.auth!.organizationId, userId)
+    return assets.map(a => cooldowns[a.code] === undefined ? a : { ...a, cooldowns: cooldowns[a.code] as Asset['cooldowns'] })
+  }
+  const accepted = async (request: FastifyRequest, terms: TermsOfService[]): Promise<TermsOfService[]> => {
+    const userId = request.auth?.userId
+    if (userId === undefined || userId === null) return terms
+    const at = await app.areas.userTerms(app, request.auth!.organizationId, userId)
+    return terms.map(t => at[t.code] === undefined ? t : { ...t, acceptedAt: at[t.code] })
+  }
 
   // ---- Countries ----
   // ---- Countries ----
@@ -77,7 +92,7 @@ async function catalogueRoutes (app: FastifyInstance): Promise<void> {
     headers,
     preValidation: commaSeparated('type'),
     responses: { 200: { description: 'The assets.', ...AssetList } }
-  }, async (request) => ({ assets: await catalogue.listAssets(request.query) }))
+  }, async (request) => ({ assets: await forUser(request, await catalogue.listAssets(request.query)) }))
 
   operation(app, {
     id: 'getManyAssets',
@@ -91,7 +106,11 @@ async function catalogueRoutes (app: FastifyInstance): Promise<void> {
     body: ManyAssetsRequest,
     headers,
     responses: { 200: { description: 'The known assets.', ...ManyAssets } }
-  }, async (request) => ({ assets: await catalogue.getManyAssets(request.body.codes) }))
+  }, async (request) => {
+    const found = await catalogue.getManyAssets(request.body.codes)
+    const shown = await forUser(request, Object.values(found))
+    return { assets: Object.fromEntries(shown.map(a => [a.code, a])) }
+  })
 
   operation(app, {
     id: 'getAsset',
@@ -105,7 +124,7 @@ async function catalogueRoutes (app: FastifyInstance): Promise<void> {
     params: AssetParams,
     headers,
     responses: { 200: { description: 'The asset.', ...AssetAnswer }, 404: notFound('asset') }
-  }, async (request) => ({ asset: await catalogue.getAsset(request.params.asset) }))
+  }, async (request) => ({ asset: (await forUser(request, [await catalogue.getAsset(request.params.asset)]))[0] }))
 
   operation(app, {
     id: 'getAssetRates',
@@ -233,7 +252,7 @@ async function catalogueRoutes (app: FastifyInstance): Promise<void> {
     querystring: TermsOfServiceListQuery,
     headers,
     responses: { 200: { description: 'The terms of service.', ...TermsOfServiceList } }
-  }, async (request) => ({ termsOfService: catalogue.listTermsOfService(request.query) }))
+  }, async (request) => ({ termsOfService: await accepted(request, catalogue.listTermsOfService(request.query)) }))
 
   operation(app, {
     id: 'getTermsOfService',
@@ -247,7 +266,7 @@ async function catalogueRoutes (app: FastifyInstance): Promise<void> {
     params: TermsOfServiceParams,
     headers,
     responses: { 200: { description: 'The terms of service.', ...TermsOfServiceAnswer } }
-  }, async (request) => ({ termsOfService: catalogue.getTermsOfService(request.params.termsOfService) }))
+  }, async (request) => ({ termsOfService: (await accepted(request, [catalogue.getTermsOfService(request.params.termsOfService)]))[0] }))
 
   // ---- Files ----
 

@@ -47,6 +47,8 @@ export interface SandboxEntityInput {
   organizationId: string
   userId: string
   createdAt: string
+  /** Accounts: the asset asked for (`POST /_sandbox/entities/accounts`), when one was. */
+  asset?: string
 }
 
 /**
@@ -68,6 +70,19 @@ export interface SandboxEntity {
 export interface UserHoldings {
   hasBalance: boolean
   hasPendingTransactions: boolean
+}
+
+/** What the ledger knows of one account: its balance (decimal strings) and whether it has pending transactions. */
+export interface AccountLedger {
+  balance: { total: string, available: string }
+  hasPendingTransactions: boolean
+}
+
+/** A cooldown that holds back features of an asset for a user. */
+export interface UserCooldown {
+  rule: 'financial-promotions'
+  features: string[]
+  endsAt: string
 }
 
 /** Deletes a user's rows of one area, synchronously, inside the write that deletes the user. */
@@ -92,6 +107,15 @@ export interface Area {
   sandboxEntities?: SandboxEntity[]
   /** Whether a user holds a balance or pending transactions (the ledger's area): `core.delete-user` refuses such a user. */
   userHoldings?: (app: FastifyInstance, organizationId: string, userId: string) => Promise<UserHoldings>
+  /**
+   * The ledger's view of an account (area 5 declares it): its balance, and whether it has pending
+   * transactions (`core.archive-account` refuses either). At most one area declares it.
+   */
+  accountLedger?: (app: FastifyInstance, organizationId: string, accountId: string) => Promise<AccountLedger>
+  /** When the user accepted each terms-of-service version, by code (the capabilities area): `acceptedAt` of the terms operations acting for a user. */
+  userTerms?: (app: FastifyInstance, organizationId: string, userId: string) => Promise<Record<string, string>>
+  /** The user's running cooldowns by asset code (the capabilities area): `cooldowns` of the assets operations acting for a user. */
+  userCooldowns?: (app: FastifyInstance, organizationId: string, userId: string) => Promise<Record<string, UserCooldown[]>>
   /** Makes, once per app, the removal of a user's rows of the area, run inside the write that deletes the user. */
   removeUser?: (app: FastifyInstance) => UserRemoval
   /** The area's routes, registered as an encapsulated plugin. */
@@ -170,6 +194,29 @@ export class AreaRegistry {
       holdings.hasPendingTransactions ||= h.hasPendingTransactions
     }
     return holdings
+  }
+
+  /** The ledger's view of an account; until an area keeps a ledger, every account is empty with nothing pending. */
+  async accountLedger (app: FastifyInstance, organizationId: string, accountId: string): Promise<AccountLedger> {
+    const ledger = this.areas.find(a => a.accountLedger !== undefined)?.accountLedger
+    return ledger === undefined ? { balance: { total: '0', available: '0' }, hasPendingTransactions: false } : await ledger(app, organizationId, accountId)
+  }
+
+  /** When the user accepted each terms-of-service version, by code: none when no area keeps acceptances. */
+  async userTerms (app: FastifyInstance, organizationId: string, userId: string): Promise<Record<string, string>> {
+    const out: Record<string, string> = {}
+    for (const area of this.areas) if (area.userTerms !== undefined) Object.assign(out, await area.userTerms(app, organizationId, userId))
+    return out
+  }
+
+  /** The user's running cooldowns by asset code: none when no area keeps cooldowns. */
+  async userCooldowns (app: FastifyInstance, organizationId: string, userId: string): Promise<Record<string, UserCooldown[]>> {
+    const out: Record<string, UserCooldown[]> = {}
+    for (const area of this.areas) {
+      if (area.userCooldowns === undefined) continue
+      for (const [asset, cooldowns] of Object.entries(await area.userCooldowns(app, organizationId, userId))) (out[asset] ??= []).push(...cooldowns)
+    }
+    return out
   }
 
   /** Every area's removal of a user's rows, in area order. */

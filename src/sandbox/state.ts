@@ -80,12 +80,13 @@ export default async function state (app: FastifyInstance, { seed }: StateOption
     summary: 'Create an entity',
     description: 'Creates an account, file, external account or transaction owned by a user, in the user\'s organization, ' +
         'so its metadata can be used (`/core/<entity>/<id>/metadata`). The sandbox keeps only its id, owner and creation time, ' +
-        'except for files: a file is a real one of the files area, `pending`, category `document`, `application/pdf`, that `GET /core/files/{fileId}` answers.',
+        'except for files: a file is a real one of the files area, `pending`, category `document`, `application/pdf`, that `GET /core/files/{fileId}` answers; ' +
+        'and accounts: a real account of the accounts area, in `asset` (default USD), labelled `Sandbox account`, that the accounts operations answer.',
     params: EntityParams,
     body: EntityCreate,
     responses: {
       201: ref('SandboxEntity', 'Created.'),
-      404: errorResponse('The user does not exist (`entity_not_found`, `details.entity: "user"`).'),
+      404: errorResponse('The user does not exist (`entity_not_found`, `details.entity: "user"`), or an account\'s `asset` (`"asset"`).'),
       409: errorResponse('An entity with this id exists (`entity_already_exists`).')
     }
   }, async (request, reply) => {
@@ -100,7 +101,8 @@ export default async function state (app: FastifyInstance, { seed }: StateOption
     // A type an area holds (files) is created as a real record of that area.
     const owned = app.areas.sandboxEntity(entity)
     if (owned !== undefined) {
-      if (!await owned.create(app, { id, organizationId, userId, createdAt })) throw exists()
+      const asset = request.body.asset
+      if (!await owned.create(app, { id, organizationId, userId, createdAt, ...(asset === undefined ? {} : { asset }) })) throw exists()
     } else if (await app.storage.entities.create(entityRecord(entity, id, userId, organizationId, createdAt)) === undefined) {
       throw exists()
     }

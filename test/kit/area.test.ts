@@ -42,4 +42,6 @@ t.test('the sandbox\'s areas declare every tag its operations use, and every met
   t.equal(declared.size, registry.tags().length, 'no tag is declared twice')
   for (const key of ['organizations', 'users', 'clients', 'entities', 'metadata']) t.ok(registry.fixtureKeys().some(k => k.key === key), `fixture key ${key}`)
   t.strictSame(registry.metadataEntities().map(e => e.segment).sort(), ['accounts', 'external-accounts', 'files', 'transactions', 'users'])
+  t.strictSame(registry.sandboxEntity('files')?.segment, 'files')
+  t.strictSame(registry.sandboxEntity('accounts')?.segment, 'accounts')
 })

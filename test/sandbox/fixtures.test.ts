@@ -6,6 +6,7 @@ import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import { accessToken, basic, bearer, build, DEMO_ORG, makeUser, onBehalfOf, tokenRequest } from '../helpers.js'
 import { ACCOUNT, ALICE, BOB, ORG, goodFixture } from './fixture-data.js'
+import { accountsStore } from '../../src/accounts/store.js'
 
 const load = (app: FastifyInstance, payload: unknown) => app.inject({ method: 'POST', url: '/_sandbox/fixtures', payload: payload as object })
 const count = (app: FastifyInstance, table: string): number => (app.storage.db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n
@@ -31,7 +32,8 @@ t.test('a fixture loads everything at once and answers what it created', async t
   const alice = await app.storage.users.get(ORG, ALICE)
   t.match(alice?.record, { id: ALICE, type: 'individual', email: 'alice@example.com', primaryCitizenship: 'PT', address: { country: 'PT', subdivision: 'PT-11' }, createdAt: app.clock.iso(), updatedAt: app.clock.iso() })
   t.match((await app.storage.users.get(DEMO_ORG, BOB))?.record, { primaryCitizenship: 'US', address: { country: 'US' } })
-  t.match(await app.storage.entities.get(ORG, 'accounts', ACCOUNT), { userId: ALICE, type: 'accounts' })
+  // Accounts are the accounts area's records, made by the fixture as real accounts.
+  t.match(await app.storage.store(accountsStore).get(ORG, ACCOUNT), { userId: ALICE, organizationId: ORG })
   const row = app.storage.db.prepare('SELECT body, etag, organization_id AS org FROM metadata WHERE entity_type = ? AND entity_id = ?').get('users', ALICE) as { body: string, etag: string, org: string }
   t.same(JSON.parse(row.body), { tier: 'gold' })
   t.match(row.etag, /^"[0-9a-f]{64}"$/)

@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify'
 import { accessToken, bearer, build, DEMO_ID, DEMO_ORG, DEMO_SECRET, makeClient, makeUser } from '../helpers.js'
 import { ACCOUNT, ORG, goodFixture } from './fixture-data.js'
 import { filesStore } from '../../src/files/store.js'
+import { accountsStore } from '../../src/accounts/store.js'
 
 const KEPT = new Set(['settings', 'migrations'])
 
@@ -114,8 +115,11 @@ t.test('POST /_sandbox/entities/{entity} creates an entity owned by a user, in t
     const res = await app.inject({ method: 'POST', url: `/_sandbox/entities/${entity}`, payload: { userId: user.id } })
     t.equal(res.statusCode, 201, entity)
     t.match(res.json(), { type: entity, userId: user.id, organizationId: org, createdAt: app.clock.iso() })
-    // Files are the files area's records; the other types are the sandbox's own entity rows.
-    const stored = entity === 'files' ? await app.storage.store(filesStore).get(org, res.json().id) : await app.storage.entities.get(org, entity, res.json().id)
+    // Files and accounts are their areas' records; the other types are the sandbox's own entity rows.
+    const id = res.json().id as string
+    const stored = entity === 'files'
+      ? await app.storage.store(filesStore).get(org, id)
+      : entity === 'accounts' ? await app.storage.store(accountsStore).get(org, id) : await app.storage.entities.get(org, entity, id)
     t.match(stored, { userId: user.id })
   }
   const id = randomUUID()

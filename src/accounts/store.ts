@@ -1,0 +1,240 @@
+// The accounts area's store: accounts and deposit methods. Every statement is prepared once, here;
+// request-path writes go through the group commit, with their events in the same write. The ledger
+// (area 5) finds an account from deposit details with `routeDeposit`, and unarchives an account
+// funds arrive at with `unarchiveInWrite`, inside its own write.
+import { groupCommit, type Db } from '../storage/db.js'
+import { recordEvent } from '../storage/outbox.js'
+import { memoOf } from '../storage/memo.js'
+import { metadataInserter, type MetadataRevision } from '../storage/metadata.js'
+import { isConstraint } from '../storage/core.js'
+import type { NewEvent } from '../storage/index.js'
+
+export interface AccountRecord {
+  id: string
+  organizationId: string
+  userId: string
+  asset: string
+  label: string
+  archivedAt: string | null
+  createdAt: string
+  updatedAt: string
+}
+
+/** Makes an event of the account's organization: `data` is what the webhook carries. */
+export type EventMaker = (type: string, account: AccountRecord) => NewEvent
+
+export interface StoredDepositMethod {
+  type: string
+  asset: string
+  network: string
+  family: string
+  identifier: string
+  details: Record<string, unknown>
+}
+
+export type CreateAccountResult =
+  | { ok: true, account: AccountRecord }
+  | { ok: false, reason: 'exists' | 'user-missing' }
+
+export type ArchiveResult = 'archived' | 'already-archived' | 'not-found'
+
+export interface AccountsStore {
+  /** An account of the organization (archived or not), or undefined. */
+  get (organizationId: string, accountId: string): Promise<AccountRecord | undefined>
+  /** An account by id, whichever organization: ids are unique across the sandbox. */
+  find (accountId: string): Promise<AccountRecord | undefined>
+  /** A page of the user's accounts that are not archived, newest first; `assets` filters. */
+  list (organizationId: string, userId: string, assets: string[] | undefined, offset: number, limit: number): Promise<AccountRecord[]>
+  /** The user's default account of each asset (the oldest not archived), by asset code. */
+  defaults (organizationId: string, userId: string, assets: string[] | undefined): Promise<AccountRecord[]>
+  /** The user's default account of the asset, if any. */
+  defaultOf (organizationId: string, userId: string, asset: string): Promise<AccountRecord | undefined>
+  /** Creates the account, with its first metadata when given, and records `core.account.created`. */
+  create (account: AccountRecord, event: EventMaker, metadata?: MetadataRevision): Promise<CreateAccountResult>
+  /** The default account of the asset, created (with its event) when the user has none. */
+  ensureDefault (account: AccountRecord, event: EventMaker): Promise<{ account: AccountRecord, created: boolean } | undefined>
+  /** Sets the label; the account as stored after, or undefined. */
+  updateLabel (organizationId: string, accountId: string, label: string, at: string): Promise<AccountRecord | undefined>
+  /** Archives the account and records `core.account.archived`; an archived one is left as it is. */
+  archive (organizationId: string, accountId: string, at: string, event: EventMaker): Promise<ArchiveResult>
+  /**
+   * Unarchives an archived account and records `core.account.unarchived`; false when it was not
+   * archived. Synchronous: call it inside a write (the ledger's, as funds arrive).
+   */
+  unarchiveInWrite (accountId: string, at: string, event: EventMaker): boolean
+  /** The deposit method of the account for this type, asset and network, if set up. */
+  depositMethod (accountId: string, type: string, asset: string, network: string): Promise<StoredDepositMethod | undefined>
+  /**
+   * Sets up a deposit method unless there is one: `make(attempt)` gives the details to store,
+   * tried again with the next attempt while its identifier belongs to another account.
+   */
+  setupDepositMethod (account: AccountRecord, key: { type: string, asset: string, network: string }, make: (attempt: number, reuse: (family: string) => string | undefined) => StoredDepositMethod, at: string): Promise<{ created: boolean, method: StoredDepositMethod }>
+  /** The account deposit details route to: `family` and `identifier` as stored. */
+  routeDeposit (family: string, identifier: string): Promise<AccountRecord | undefined>
+  /** The row of a fixture's account, written synchronously inside the fixture's transaction. */
+  fixtureRow (account: AccountRecord): void
+  /** Deletes a user's accounts and their metadata. Synchronous: inside the write that deletes the user. */
+  removeUserAccounts (organizationId: string, userId: string): void
+}
+
+interface AccountRow {
+  id: string
+  organization_id: string
+  user_id: string
+  asset: string
+  label: string
+  archived_at: string | null
+  created_at: string
+  updated_at: string
+}
+
+interface MethodRow { type: string, asset: string, network: string, family: string, identifier: string, details: string }
+
+const toAccount = (r: AccountRow): AccountRecord => ({
+  id: r.id,
+  organizationId: r.organization_id,
+  userId: r.user_id,
+  asset: r.asset,
+  label: r.label,
+  archivedAt: r.archived_at,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at
+})
+
+const toMethod = (r: MethodRow): StoredDepositMethod => ({ type: r.type, asset: r.asset, network: r.network, family: r.family, identifier: r.identifier, details: JSON.parse(r.details) })
+
+const MAX_ATTEMPTS = 20
+
+export function accountsStore (db: Db): AccountsStore {
+  const get = db.prepare<[string, string], AccountRow>('SELECT * FROM accounts WHERE organization_id = ? AND id = ?')
+  const find = db.prepare<[string], AccountRow>('SELECT * FROM accounts WHERE id = ?')
+  const list = db.prepare<[string, string, number, string, number, number], AccountRow>(`SELECT * FROM accounts
+    WHERE organization_id = ? AND user_id = ? AND archived_at IS NULL AND (? = 0 OR asset IN (SELECT value FROM json_each(?)))
+    ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`)
+  const defaults = db.prepare<[string, string, number, string], AccountRow>(`SELECT a.* FROM accounts a
+    WHERE a.organization_id = ? AND a.user_id = ? AND a.archived_at IS NULL AND (? = 0 OR a.asset IN (SELECT value FROM json_each(?)))
+      AND NOT EXISTS (SELECT 1 FROM accounts o WHERE o.user_id = a.user_id AND o.asset = a.asset AND o.archived_at IS NULL
+        AND (o.created_at < a.created_at OR (o.created_at = a.created_at AND o.id < a.id)))
+    ORDER BY a.asset`)
+  const defaultOf = db.prepare<[string, string, string], AccountRow>(`SELECT * FROM accounts
+    WHERE organization_id = ? AND user_id = ? AND asset = ? AND archived_at IS NULL ORDER BY created_at, id LIMIT 1`)
+  const userExists = db.prepare<[string, string], number>('SELECT 1 FROM users WHERE organization_id = ? AND id = ?').pluck()
+  const insert = db.prepare(`INSERT INTO accounts (id, organization_id, user_id, asset, label, archived_at, created_at, updated_at)
+    VALUES (@id, @organizationId, @userId, @asset, @label, @archivedAt, @createdAt, @updatedAt)`)
+  const setLabel = db.prepare('UPDATE accounts SET label = ?, updated_at = ? WHERE organization_id = ? AND id = ?')
+  const setArchived = db.prepare('UPDATE accounts SET archived_at = ?, updated_at = ? WHERE id = ? AND archived_at IS NULL')
+  const setUnarchived = db.prepare('UPDATE accounts SET archived_at = NULL, updated_at = ? WHERE id = ? AND archived_at IS NOT NULL')
+  const method = db.prepare<[string, string, string, string], MethodRow>('SELECT * FROM deposit_methods WHERE account_id = ? AND type = ? AND asset = ? AND network = ?')
+  const familyOf = db.prepare<[string, string], string>('SELECT identifier FROM deposit_methods WHERE account_id = ? AND family = ? LIMIT 1').pluck()
+  const owner = db.prepare<[string, string], string>('SELECT account_id FROM deposit_methods WHERE family = ? AND identifier = ? LIMIT 1').pluck()
+  const insertMethod = db.prepare(`INSERT INTO deposit_methods (account_id, organization_id, type, asset, network, family, identifier, details, created_at)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+  const idsForUser = db.prepare<[string, string], string>('SELECT id FROM accounts WHERE organization_id = ? AND user_id = ?').pluck()
+  const deleteMetadata = db.prepare("DELETE FROM metadata WHERE organization_id = ? AND entity_type = 'accounts' AND entity_id = ?")
+  const deleteForUser = db.prepare('DELETE FROM accounts WHERE organization_id = ? AND user_id = ?')
+  const insertMetadata = metadataInserter(db)
+  const write = groupCommit(db)
+  const memo = memoOf(db)
+  const filter = (assets: string[] | undefined): [number, string] => assets === undefined ? [0, '[]'] : [1, JSON.stringify(assets)]
+
+  const unarchiveInWrite = (accountId: string, at: string, event: EventMaker): boolean => {
+    if (setUnarchived.run(at, accountId).changes === 0) return false
+    recordEvent(db, event('core.account.unarchived', toAccount(find.get(accountId)!)))
+    return true
+  }
+
+  return {
+    async get (organizationId, accountId) {
+      const row = get.get(organizationId, accountId)
+      return row === undefined ? undefined : toAccount(row)
+    },
+    async find (accountId) {
+      const row = find.get(accountId)
+      return row === undefined ? undefined : toAccount(row)
+    },
+    async list (organizationId, userId, assets, offset, limit) {
+      return list.all(organizationId, userId, ...filter(assets), limit, offset).map(toAccount)
+    },
+    async defaults (organizationId, userId, assets) {
+      return defaults.all(organizationId, userId, ...filter(assets)).map(toAccount)
+    },
+    async defaultOf (organizationId, userId, asset) {
+      const row = defaultOf.get(organizationId, userId, asset)
+      return row === undefined ? undefined : toAccount(row)
+    },
+    async create (account, event, metadata) {
+      try {
+        return await write((): CreateAccountResult => {
+          if (userExists.get(account.organizationId, account.userId) === undefined) return { ok: false, reason: 'user-missing' }
+          insert.run(account)
+          if (metadata !== undefined) insertMetadata({ organizationId: account.organizationId, entity: 'accounts', entityId: account.id }, metadata)
+          recordEvent(db, event('core.account.created', account))
+          return { ok: true, account }
+        })
+      } catch (err) {
+        if (isConstraint(err)) return { ok: false, reason: 'exists' }
+        throw err
+      }
+    },
+    async ensureDefault (account, event) {
+      return await write(() => {
+        const existing = defaultOf.get(account.organizationId, account.userId, account.asset)
+        if (existing !== undefined) return { account: toAccount(existing), created: false }
+        if (userExists.get(account.organizationId, account.userId) === undefined) return undefined
+        insert.run(account)
+        recordEvent(db, event('core.account.created', account))
+        return { account, created: true }
+      })
+    },
+    async updateLabel (organizationId, accountId, label, at) {
+      return await write(() => {
+        if (setLabel.run(label, at, organizationId, accountId).changes === 0) return undefined
+        return toAccount(get.get(organizationId, accountId)!)
+      })
+    },
+    async archive (organizationId, accountId, at, event) {
+      return await write((): ArchiveResult => {
+        const row = get.get(organizationId, accountId)
+        if (row === undefined) return 'not-found'
+        if (setArchived.run(at, at, accountId).changes === 0) return 'already-archived'
+        recordEvent(db, event('core.account.archived', toAccount(get.get(organizationId, accountId)!)))
+        return 'archived'
+      })
+    },
+    unarchiveInWrite,
+    async depositMethod (accountId, type, asset, network) {
+      const row = method.get(accountId, type, asset, network)
+      return row === undefined ? undefined : toMethod(row)
+    },
+    async setupDepositMethod (account, key, make, at) {
+      return await write(() => {
+        const existing = method.get(account.id, key.type, key.asset, key.network)
+        if (existing !== undefined) return { created: false, method: toMethod(existing) }
+        const reuse = (family: string): string | undefined => familyOf.get(account.id, family)
+        for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+          const m = make(attempt, reuse)
+          const taken = owner.get(m.family, m.identifier)
+          if (taken !== undefined && taken !== account.id) continue
+          insertMethod.run(account.id, account.organizationId, m.type, m.asset, m.network, m.family, m.identifier, JSON.stringify(m.details), at)
+          return { created: true, method: m }
+        }
+        throw new Error(`no free deposit identifier for account ${account.id} after ${MAX_ATTEMPTS} attempts`)
+      })
+    },
+    async routeDeposit (family, identifier) {
+      const id = owner.get(family, identifier)
+      if (id === undefined) return undefined
+      const row = find.get(id)
+      return row === undefined ? undefined : toAccount(row)
+    },
+    fixtureRow (account) { insert.run(account) },
+    removeUserAccounts (organizationId, userId) {
+      for (const id of idsForUser.all(organizationId, userId)) {
+        deleteMetadata.run(organizationId, id)
+        memo.forgetMetadata({ organizationId, entity: 'accounts', entityId: id })
+      }
+      // Deposit methods go with their accounts (a cascading key).
+      deleteForUser.run(organizationId, userId)
+    }
+  }
+}

@@ -1,0 +1,31 @@
+// The capabilities area's tables: terms of service accepted through the API, and financial-
+// promotions cooldowns. Append new migrations to the list; never edit one that has shipped.
+import type { Migration } from '../storage/migrate.js'
+
+export const migrations: Migration[] = [{
+  name: '001-capabilities',
+  sql: `
+-- Terms accepted through core.accept-terms-of-service (the general terms are accepted when the user
+-- is created, and read from the user).
+CREATE TABLE terms_acceptances (
+  user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  organization_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+  code TEXT NOT NULL,
+  accepted_at TEXT NOT NULL,
+  ip TEXT NOT NULL,
+  PRIMARY KEY (user_id, code)
+);
+
+-- A user's financial-promotions cooldown: the assets and features it holds back until ends_at
+-- (ms, sandbox clock); ended_at once the clock passed it or the test helper skipped it.
+CREATE TABLE cooldowns (
+  user_id TEXT PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
+  organization_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+  assets TEXT NOT NULL,
+  features TEXT NOT NULL,
+  ends_at INTEGER NOT NULL,
+  ended_at TEXT
+);
+CREATE INDEX cooldowns_running ON cooldowns(ends_at) WHERE ended_at IS NULL;
+`
+}]

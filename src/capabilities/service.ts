@@ -1,0 +1,187 @@
+// Capabilities as the API answers them: the facts of a user gathered from the KYC area, the users,
+// the catalogue (countries, terms), the acceptances and the cooldown, handed to the evaluator; the
+// check other areas' operations make (409 user_capability_failure); terms acceptance; the
+// financial-promotions cooldown, ended by the sandbox clock or the test helper.
+import type { FastifyInstance } from 'fastify'
+import { ApiError, conflict, entityNotFound } from '../errors.js'
+import { catalogueOf, catalogueService, countryAllows } from '../catalogue/lookup.js'
+import { kycStore } from '../kyc/store.js'
+import { operationNotAllowed } from '../http/user-context.js'
+import type { TermsOfService } from '../../schemas/catalogue.js'
+import type { ProcessCode, ProcessStatus } from '../../schemas/kyc.js'
+import { evaluate, evaluateAll, fulfilled, type Capability, type CapabilityCode, type UserFacts } from './evaluate.js'
+import { capabilitiesStore, type CapabilitiesStore, type Cooldown } from './store.js'
+
+export const capabilitiesOf = (app: FastifyInstance): CapabilitiesStore => app.storage.store(capabilitiesStore)
+
+/** Where the financial-promotions cooldown applies: new individual users residing here. */
+export const COOLDOWN_COUNTRIES = ['GB']
+/** How long it runs from the user's creation. */
+export const COOLDOWN_MS = 24 * 60 * 60 * 1000
+export const COOLDOWN_FEATURES = ['buy', 'deposit']
+/** Cards a user may hold (external accounts, area 4). */
+export const CARD_LIMIT = 5
+export const VIBAN_TERMS = 'unique-account-number-viban'
+
+interface UserBasics { organizationId: string, userId: string, type: 'individual' | 'business', country: string, createdAt: string }
+
+async function basics (app: FastifyInstance, organizationId: string, userId: string): Promise<UserBasics> {
+  const user = await app.storage.users.get(organizationId, userId)
+  if (user === undefined) throw entityNotFound('user')
+  const record = user.record as { type?: string, address?: { country?: string } }
+  return { organizationId, userId, type: record.type === 'business' ? 'business' : 'individual', country: String(record.address?.country ?? ''), createdAt: user.createdAt }
+}
+
+/** Whether terms apply to a user of this country and type. */
+export const termsApply = (terms: Pick<TermsOfService, 'countries' | 'userTypes'>, country: string, type: string): boolean =>
+  (terms.countries === undefined || terms.countries.includes(country)) && (terms.userTypes === undefined || (terms.userTypes as string[]).includes(type))
+
+/**
+ * The user's cooldown, recorded the first time it is asked for: individual users residing in a
+ * cooldown country get one on the crypto assets, ending COOLDOWN_MS after their creation (one that
+ * ended before it was first asked for is recorded as ended, without an event).
+ */
+async function cooldownOf (app: FastifyInstance, user: UserBasics): Promise<Cooldown | undefined> {
+  const store = capabilitiesOf(app)
+  const stored = await store.cooldown(user.userId)
+  if (stored !== undefined) return stored
+  if (user.type !== 'individual' || !COOLDOWN_COUNTRIES.includes(user.country)) return undefined
+  const endsAt = Date.parse(user.createdAt) + COOLDOWN_MS
+  const assets = (await catalogueOf(app)).assets().filter(a => a.type === 'crypto').map(a => a.code)
+  const ended = endsAt <= app.clock.now() ? new Date(endsAt).toISOString() : null
+  return await store.startCooldown({ userId: user.userId, organizationId: user.organizationId, assets, features: COOLDOWN_FEATURES, endsAt, endedAt: ended })
+}
+
+const running = (c: Cooldown | undefined, now: number): c is Cooldown => c !== undefined && c.endedAt === null && c.endsAt > now
+
+/** Cooldowns of the user by asset, as assets show them (`cooldowns`); empty when none runs. */
+export async function assetCooldowns (app: FastifyInstance, organizationId: string, userId: string): Promise<Record<string, Array<{ rule: 'financial-promotions', features: string[], endsAt: string }>>> {
+  const user = await basics(app, organizationId, userId)
+  const cooldown = await cooldownOf(app, user)
+  if (!running(cooldown, app.clock.now())) return {}
+  const entry = { rule: 'financial-promotions' as const, features: cooldown.features, endsAt: new Date(cooldown.endsAt).toISOString() }
+  return Object.fromEntries(cooldown.assets.map(a => [a, [entry]]))
+}
+
+/** When the user accepted each terms-of-service version: the general ones that apply to them at their creation, the others through the API. */
+export async function termsAcceptedAt (app: FastifyInstance, organizationId: string, userId: string): Promise<Record<string, string>> {
+  const user = await basics(app, organizationId, userId)
+  const out: Record<string, string> = {}
+  for (const terms of catalogueService(app).listTermsOfService({})) {
+    if (terms.type === 'general' && termsApply(terms, user.country, user.type)) out[terms.code] = user.createdAt
+  }
+  return { ...out, ...await capabilitiesOf(app).acceptances(userId) }
+}
+
+/** The facts the evaluator needs. */
+export async function userFacts (app: FastifyInstance, organizationId: string, userId: string): Promise<UserFacts> {
+  const user = await basics(app, organizationId, userId)
+  const snapshot = await app.storage.store(kycStore).read(organizationId, userId)
+  if (snapshot === undefined) throw entityNotFound('user')
+  const kyc = Object.fromEntries(Object.entries(snapshot.processes).map(([code, state]) => [code, state.status])) as Record<ProcessCode, ProcessStatus>
+  const viban = catalogueService(app).listTermsOfService({}).find(t => t.code === VIBAN_TERMS)
+  const accepted = await capabilitiesOf(app).acceptances(userId)
+  return {
+    userType: user.type,
+    country: user.country,
+    countrySupported: user.country !== '' && await countryAllows(app, user.country, 'residence'),
+    kyc,
+    vibanTerms: { applies: viban !== undefined && termsApply(viban, user.country, user.type), accepted: accepted[VIBAN_TERMS] !== undefined },
+    cooldownRunning: running(await cooldownOf(app, user), app.clock.now()),
+    // External accounts (area 4) will count the user's cards; until then there are none.
+    cards: { count: 0, limit: CARD_LIMIT }
+  }
+}
+
+export async function listCapabilities (app: FastifyInstance, organizationId: string, userId: string): Promise<Capability[]> {
+  return evaluateAll(await userFacts(app, organizationId, userId))
+}
+
+export async function getCapability (app: FastifyInstance, organizationId: string, userId: string, code: CapabilityCode): Promise<Capability> {
+  return evaluate(code, await userFacts(app, organizationId, userId))
+}
+
+export const capabilityFailure = (c: Capability): ApiError =>
+  conflict('user_capability_failure', 'The user has capability constraints', { capability: { code: c.code, requirements: c.requirements, restrictions: c.restrictions } })
+
+/**
+ * The check of every operation that needs capabilities: 409 `user_capability_failure` naming the
+ * first one, in the order given, that is restricted or still has requirements.
+ */
+export async function requireCapabilities (app: FastifyInstance, organizationId: string, userId: string, codes: CapabilityCode[]): Promise<void> {
+  const facts = await userFacts(app, organizationId, userId)
+  for (const code of codes) {
+    const capability = evaluate(code, facts)
+    if (!fulfilled(capability)) throw capabilityFailure(capability)
+  }
+}
+
+/** Whether the terms apply to the user: the vIBAN terms only to those the evaluator offers vIBAN to. */
+export async function vibanTermsApply (app: FastifyInstance, organizationId: string, userId: string): Promise<boolean> {
+  return (await userFacts(app, organizationId, userId)).vibanTerms.applies
+}
+
+/**
+ * Accepts terms through the API (only the vIBAN terms can be): needs the user's IP, terms that apply
+ * to the user's type and country of residence, and terms not accepted yet.
+ */
+export async function acceptTerms (app: FastifyInstance, organizationId: string, userId: string, code: string, ip: string | undefined): Promise<TermsOfService> {
+  if (ip === undefined) throw operationNotAllowed(['missing-user-ip-header'], 'Request not allowed due to missing user context')
+  const user = await basics(app, organizationId, userId)
+  const terms = catalogueService(app).listTermsOfService({}).find(t => t.code === code)
+  if (terms === undefined) throw entityNotFound('termsOfService')
+  if (terms.userTypes !== undefined && !(terms.userTypes as string[]).includes(user.type)) {
+    throw operationNotAllowed(['terms-of-service-not-applicable'], `The terms of service cannot be accepted by users of type '${user.type}'`)
+  }
+  if (!termsApply(terms, user.country, user.type)) {
+    throw operationNotAllowed(['terms-of-service-not-applicable'], 'The terms of service cannot be accepted because they do not apply to the user country of residence')
+  }
+  const at = app.clock.iso()
+  if (!await capabilitiesOf(app).accept(organizationId, userId, code, at, ip)) {
+    throw operationNotAllowed(['terms-of-service-already-accepted'], 'The terms of service have already been accepted')
+  }
+  return { ...terms, acceptedAt: at }
+}
+
+const cooldownEvent = (app: FastifyInstance) => (c: Cooldown) => app.events.build(c.organizationId, 'core.assets.cooldown-ended', {
+  userId: c.userId,
+  assets: c.assets,
+  cooldown: { rule: 'financial-promotions', features: c.features, endsAt: new Date(c.endsAt).toISOString() }
+})
+
+/** The test helper: ends the user's running cooldown now, with its event. */
+export async function skipCooldowns (app: FastifyInstance, organizationId: string, userId: string): Promise<void> {
+  const user = await basics(app, organizationId, userId)
+  const cooldown = await cooldownOf(app, user)
+  if (cooldown === undefined || cooldown.endedAt !== null) return
+  await capabilitiesOf(app).endCooldown(userId, app.clock.iso(), cooldownEvent(app))
+}
+
+/**
+ * Ends the cooldowns whose time has come on the sandbox clock: now, every second and whenever the
+ * clock moves (the KYC area's reviews follow the clock the same way). Returns the function that stops.
+ */
+export function followCooldowns (app: FastifyInstance): () => Promise<void> {
+  let queue: Promise<void> = Promise.resolve()
+  const endDue = async (): Promise<void> => {
+    const store = capabilitiesOf(app)
+    for (;;) {
+      const now = app.clock.now()
+      const due = await store.due(now, 100)
+      for (const userId of due) await store.endCooldown(userId, new Date(now).toISOString(), cooldownEvent(app))
+      if (due.length < 100) return
+    }
+  }
+  const run = (): Promise<void> => (queue = queue.then(endDue).catch(err => { app.log.error({ err }, 'ending cooldowns failed') }))
+  const kick = (): void => { run().catch(() => {}) }
+  const timer = setInterval(kick, 1000)
+  timer.unref()
+  app.clock.on('change', kick)
+  const unfollow = app.clock.follow(run)
+  return async () => {
+    clearInterval(timer)
+    app.clock.off('change', kick)
+    unfollow()
+    await queue
+  }
+}
