@@ -11,6 +11,7 @@ import catalogue from './catalogue/index.js'
 import files from './files/index.js'
 import capabilities from './capabilities/index.js'
 import accounts from './accounts/index.js'
+import externalAccounts from './external-accounts/index.js'
 import webhooks from './webhooks/index.js'
 import sandbox from './sandbox/index.js'
 
@@ -21,6 +22,7 @@ export const areas: readonly Area[] = [
   files,
   capabilities,
   accounts,
+  externalAccounts,
   metadata,
   kyc,
   kycSharing,
