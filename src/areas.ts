@@ -12,6 +12,7 @@ import files from './files/index.js'
 import capabilities from './capabilities/index.js'
 import accounts from './accounts/index.js'
 import externalAccounts from './external-accounts/index.js'
+import quotes from './quotes/index.js'
 import webhooks from './webhooks/index.js'
 import sandbox from './sandbox/index.js'
 
@@ -23,6 +24,7 @@ export const areas: readonly Area[] = [
   capabilities,
   accounts,
   externalAccounts,
+  quotes,
   metadata,
   kyc,
   kycSharing,

@@ -16,7 +16,7 @@ import {
 } from './service.js'
 import externalAccountControls, { externalAccountsSandboxEntity } from './sandbox.js'
 
-const TAG = 'External Accounts'
+const TAG = 'External accounts'
 const USERS: SubjectType[] = ['user:business', 'user:individual']
 const NOT_FOUND = '`entity_not_found` (`details.entity: "external-account"`): no such external account of the acting user.'
 
