@@ -48,18 +48,17 @@ export function price (input: PricingInput): Pricing {
     return { origin: text(origin, oDec), destination: text(destination, dDec), fees: fees.map(f => text(f, dDec)) }
   }
   const destination = cut(input.amount, dDec, 'receive')
-  const kept = new Decimal(1).minus(sum(input.fees.map(f => new Decimal(f))))
-  const unit = new Decimal(1).div(new Decimal(10).pow(oDec))
-  let origin = cut(destination.div(rate.times(kept)), oDec, 'pay')
-  // Each fee rounds up on its own: the origin grows by one unit until what it fetches covers them.
+  // From a lower bound (no fees), each step asks for what covers the destination and the fees of the
+  // step before. Fees grow with the origin, so every step stays at or below the least origin that
+  // covers the destination after its own fees, and the first that covers it is that least origin.
+  // Fees are a few percent, so each step adds a few percent of the one before: a handful of steps.
+  let origin = cut(destination.div(rate), oDec, 'pay')
   for (;;) {
     const fees = feesOf(origin.times(rate), input.fees, dDec)
     if (origin.times(rate).minus(sum(fees)).gte(destination)) {
-      // The least such origin: one unit less must fall short (the first guess can be above it).
-      const less = origin.minus(unit)
-      if (less.gt(0) && less.times(rate).minus(sum(feesOf(less.times(rate), input.fees, dDec))).gte(destination)) { origin = less; continue }
       return { origin: text(origin, oDec), destination: text(destination, dDec), fees: fees.map(f => text(f, dDec)) }
     }
-    origin = origin.plus(unit)
+    const next = cut(destination.plus(sum(fees)).div(rate), oDec, 'pay')
+    origin = next.gt(origin) ? next : origin.plus(new Decimal(1).div(new Decimal(10).pow(oDec)))
   }
 }
