@@ -2,7 +2,7 @@
 // valid for their rail, 201 then 200, 404 before setup, the rail's checks, and routing back.
 import t from 'tap'
 import addressValidator from 'multicoin-address-validator'
-import { isValidBIC, isValidIBAN } from 'ibantools'
+import { composeIBAN, isValidBIC, isValidIBAN } from 'ibantools'
 import { makeUser } from '../helpers.js'
 import { accountsStore } from '../../src/accounts/store.js'
 import { ready, setup, type Setup } from './support.js'
@@ -69,6 +69,10 @@ t.test('bank details: FPS, SEPA and ACH, unique per account and valid for their 
   }
   t.match(fps[0], { network: 'fps', asset: 'GBP', sortCode: /^\d{6}$/, accountNumber: /^\d{8}$/, bankName: String, beneficiary: String, bankAddress: { line1: String } })
   t.not(fps[0].accountNumber, fps[1].accountNumber)
+  for (const d of fps) {
+    // A UK sort code and account number make a valid GB IBAN (any four-letter bank code).
+    t.ok(isValidIBAN(composeIBAN({ countryCode: 'GB', bban: `SBXB${d.sortCode}${d.accountNumber}` }) ?? ''), `${d.sortCode} ${d.accountNumber} is a valid UK account`)
+  }
   t.equal((await store.routeDeposit('fps', fps[1].sortCode + fps[1].accountNumber))?.id, gbp[1])
 
   const eur = [await account(s, 'EUR'), await account(s, 'EUR', 'Second')]
