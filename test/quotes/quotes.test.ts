@@ -154,3 +154,45 @@ t.test('capability failures and missing features are 409', async t => {
     t.equal((await s.quote(body)).statusCode, 400)
   }
 })
+
+t.test('the other documented 409s: features, nodes, references, prices', async t => {
+  const s = await quoteSetup(t)
+  const den = { asset: 'GBP', amount: '10' }
+  // A processing card; an ACH account (withdraw only) as an origin; two external nodes.
+  const processing = (await s.call('POST', '/core/external-accounts', { payload: { type: 'card', label: 'New', number: '4242424242424242', securityCode: '123', expiryDate: { month: 1, year: 2040 } } })).json().externalAccount.id
+  const cases: Array<[string, Record<string, unknown>, Record<string, unknown>]> = [
+    ['processing card', { origin: ext(processing), destination: acct(s.accounts.GBP), denomination: den }, { code: 'transaction_node_invalid', message: 'The origin node is invalid' }],
+    ['no deposit feature', { origin: ext(s.achId), destination: acct(s.accounts.USD), denomination: den }, { code: 'transaction_node_invalid', message: 'The origin external account lacks \'deposit\' feature' }],
+    ['two external nodes', { origin: ext(s.cardId), destination: ext(s.achId), denomination: den }, { code: 'transaction_node_invalid', message: 'The origin node is invalid' }],
+    ['reference missing', { origin: acct(s.accounts.XRP), destination: { type: 'crypto-address', asset: 'XRP', network: 'xrp-ledger', address: 'rHb9CJAWyB4rj91VRWn96DkukG4bwdtyTh' }, denomination: den },
+      { code: 'crypto_address_invalid', message: 'The crypto address reference is missing', details: { context: 'body', property: 'destination.reference' } }]
+  ]
+  for (const [name, body, expected] of cases) {
+    const res = await s.quote(body)
+    t.equal(res.statusCode, 409, name)
+    t.same(res.json(), expected, name)
+  }
+  // Assets changed by a fixture: BTC that cannot be bought, GBP that cannot be sold, and an asset without a price.
+  const fixture = await s.app.inject({
+    method: 'POST',
+    url: '/_sandbox/fixtures',
+    payload: {
+      assets: [
+        { code: 'BTC', name: 'Bitcoin', type: 'crypto', decimals: 8, features: ['sell', 'deposit', 'withdraw', 'transfer'], usdPrice: '62000' },
+        { code: 'EUR', name: 'Euro', type: 'fiat', decimals: 2, features: ['buy', 'deposit', 'withdraw', 'transfer'], usdPrice: '1.08' },
+        { code: 'NOPRICE', name: 'No price', type: 'crypto', decimals: 2, features: ['buy', 'sell'] }
+      ]
+    }
+  })
+  t.equal(fixture.statusCode, 201, fixture.body)
+  const noPrice = (await s.call('POST', '/core/accounts', { payload: { label: 'x', asset: 'NOPRICE' } })).json().account.id
+  t.same((await s.quote({ origin: acct(s.accounts.GBP), destination: acct(s.accounts.BTC), denomination: den })).json(), {
+    code: 'asset_feature_not_available', message: 'The \'buy\' feature is not available for the destination asset', details: { context: 'body', property: 'destination', feature: 'buy' }
+  })
+  t.same((await s.quote({ origin: acct(s.accounts.EUR), destination: acct(s.accounts.GBP), denomination: den })).json(), {
+    code: 'asset_feature_not_available', message: 'The \'sell\' feature is not available for the origin asset', details: { context: 'body', property: 'origin', feature: 'sell' }
+  })
+  t.same((await s.quote({ origin: acct(s.accounts.GBP), destination: acct(noPrice), denomination: den })).json(), {
+    code: 'operation_not_allowed', message: 'Transaction not allowed due to an unspecified error', details: { reasons: ['unspecified-error'] }
+  })
+})
