@@ -3,7 +3,8 @@
 // card behaves (README, "Test cards"). Nothing here keeps a card number: callers keep the last four
 // digits and a digest.
 import luhn from 'fast-luhn'
-import { sha256Hex } from '../sha256.js'
+import { createHmac, randomBytes } from 'node:crypto'
+import type { FastifyInstance } from 'fastify'
 
 export type Brand = 'visa' | 'mastercard'
 
@@ -37,8 +38,20 @@ export function brandOf (number: string): Brand | undefined {
 /** When a card with this expiry stops being valid: the first instant after its expiry month (UTC), ms. */
 export const expiryEnd = (month: number, year: number): number => Date.UTC(year, month, 1)
 
+const FINGERPRINT_KEY = 'external-accounts.fingerprint-key'
+// One key per database (the settings table; a reset keeps it): it cannot change while the app runs.
+const keys = new WeakMap<FastifyInstance, Buffer>()
+
 /**
- * A digest of the number, to find a user's duplicate cards without keeping the number. Scoped to
- * the user so that one digest says nothing of another user's cards.
+ * A keyed digest (HMAC-SHA256, a random key of the database's) of the number, to find a user's
+ * duplicate cards without keeping the number: without the key, the digest cannot be searched for
+ * the few numbers a BIN and the last four digits leave. Scoped to the user.
  */
-export const cardFingerprint = (userId: string, number: string): string => sha256Hex(`card:${userId}:${number}`)
+export async function cardFingerprint (app: FastifyInstance, userId: string, number: string): Promise<string> {
+  let key = keys.get(app)
+  if (key === undefined) {
+    key = Buffer.from(await app.storage.settings.getOrCreate(FINGERPRINT_KEY, randomBytes(32).toString('hex')), 'hex')
+    keys.set(app, key)
+  }
+  return createHmac('sha256', key).update(`card\n${userId}\n${number}`).digest('hex')
+}

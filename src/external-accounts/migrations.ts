@@ -6,8 +6,8 @@ export const migrations: Migration[] = [{
   name: '001-external-accounts',
   sql: `
 -- A card or bank account of a user outside the service. A card keeps only what the API shows
--- (brand, type, last four digits, expiry in details) and a keyed digest of its number to find
--- duplicates: never the number. check_due_at is when a processing card's check ends (ms on the
+-- (brand, type, last four digits, expiry in details) and a keyed digest of its number (HMAC, a
+-- key of the database's) to find duplicates: never the number. check_due_at is when a processing card's check ends (ms on the
 -- sandbox clock); expires_at when a card's expiry month ends.
 CREATE TABLE external_accounts (
   id TEXT PRIMARY KEY,

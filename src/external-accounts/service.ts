@@ -80,7 +80,7 @@ async function cardRecord (app: FastifyInstance, organizationId: string, userId:
     : (await catalogueOf(app)).rails().find(r => r.type === 'card' && r.network === network && r.asset === asset && r.method === 'debit-card')
   if (rail === undefined) throw entityNotFound('rail', 'A rail for the specified type, asset and network cannot be found')
   if (rail.features.length === 0) throw conflict('rail_feature_not_available', 'The rail for the specified type, asset and network does not have any available features')
-  const fingerprint = cardFingerprint(userId, input.number)
+  const fingerprint = await cardFingerprint(app, userId, input.number)
   const store = externalAccountsOf(app)
   if (await store.hasFingerprint(userId, fingerprint)) throw duplicateCard()
   if (behaviour === 'credit') throw conflict('card_type_not_allowed', 'The card type is not allowed', { type: 'credit' })
