@@ -223,3 +223,17 @@ t.test('the full card number appears in no answer, event or request-log entry', 
   t.ok(log.body.includes('************1111'), 'the log shows the last four digits')
   t.notOk(log.body.includes('"123"'), 'nor the security code')
 })
+
+t.test('a card rail without features is 409 rail_feature_not_available', async t => {
+  const s = await setup(t)
+  await ready(s)
+  const fixture = await s.app.inject({
+    method: 'POST',
+    url: '/_sandbox/fixtures',
+    payload: { rails: [{ type: 'card', network: 'visa', method: 'debit-card', asset: 'GBP', decimals: 2, features: [] }] }
+  })
+  t.equal(fixture.statusCode, 201, fixture.body)
+  const res = await s.call('POST', '/core/external-accounts', { payload: card('4111111111111111') })
+  t.equal(res.statusCode, 409)
+  t.same(res.json(), { code: 'rail_feature_not_available', message: 'The rail for the specified type, asset and network does not have any available features' })
+})
