@@ -11,6 +11,8 @@ import catalogue from './catalogue/index.js'
 import files from './files/index.js'
 import capabilities from './capabilities/index.js'
 import accounts from './accounts/index.js'
+import externalAccounts from './external-accounts/index.js'
+import quotes from './quotes/index.js'
 import webhooks from './webhooks/index.js'
 import sandbox from './sandbox/index.js'
 
@@ -21,6 +23,8 @@ export const areas: readonly Area[] = [
   files,
   capabilities,
   accounts,
+  externalAccounts,
+  quotes,
   metadata,
   kyc,
   kycSharing,

@@ -27,6 +27,7 @@ export interface Config {
   rateLimitPerMinute: number
   unsupportedCountries: string[]
   kycReviewDelaySeconds: number
+  cardCheckDelaySeconds: number
 }
 
 export class ConfigError extends Error {
@@ -67,6 +68,7 @@ export const VARIABLES: Array<{ name: string, flag?: string, default: string, de
   { name: 'MAX_CONNECTIONS', default: '1024', description: 'Open connections the server keeps at once; beyond, a new connection is closed as soon as it is accepted, without an answer, while the open ones are served.' },
   { name: 'RATE_LIMIT_PER_MINUTE', default: '0', description: 'Requests per minute per client before 429 `too_many_requests` (0: off). Failed authentications (401) count too: that many per minute per address, and per client id at the token endpoint.' },
   { name: 'KYC_REVIEW_DELAY_SECONDS', default: '5', description: 'How long (sandbox clock) the service takes to review KYC data it verifies itself (uphold-verified submissions, screening, risk) before the outcome; `POST /_sandbox/users/{userId}/kyc/{process}` forces one at once.' },
+  { name: 'CARD_CHECK_DELAY_SECONDS', default: '5', description: 'How long (sandbox clock) the service takes to check a new card before it turns `ok`; `POST /_sandbox/external-accounts/{externalAccountId}/status` sets its status at once.' },
   { name: 'UNSUPPORTED_COUNTRIES', default: 'CU,IR,KP,SY', description: 'ISO 3166-1 codes that carry every restriction scope in the catalogue: answered 409 `country_not_supported`.' }
 ]
 
@@ -168,7 +170,8 @@ export function loadConfig (env: Source = {}, argv: string[] = []): Config {
     maxConnections: integer(src, 'MAX_CONNECTIONS', 1024, 1, 1_000_000),
     rateLimitPerMinute: integer(src, 'RATE_LIMIT_PER_MINUTE', 0, 0, 10_000_000),
     unsupportedCountries: countries === '' ? [] : countries.split(',').map(s => s.trim()),
-    kycReviewDelaySeconds: integer(src, 'KYC_REVIEW_DELAY_SECONDS', 5, 0, 31_536_000)
+    kycReviewDelaySeconds: integer(src, 'KYC_REVIEW_DELAY_SECONDS', 5, 0, 31_536_000),
+    cardCheckDelaySeconds: integer(src, 'CARD_CHECK_DELAY_SECONDS', 5, 0, 31_536_000)
   }
 }
 

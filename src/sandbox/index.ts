@@ -1,5 +1,5 @@
 // The sandbox control API under /_sandbox (not part of the real service), and the entities that
-// carry metadata until their own areas hold them (files and accounts are their areas').
+// carry metadata until their own areas hold them (files, accounts and external accounts are their areas').
 import type { FastifyInstance } from 'fastify'
 import { defineArea, type MetadataEntity } from '../kit/area.js'
 import health from './health.js'
@@ -40,7 +40,6 @@ export default defineArea({
   migrations,
   fixtures: [organizationsFixture, entitiesFixture],
   metadataEntities: [
-    entity('external-accounts', 'external-account', 'externalAccountId', 'external account', 'ExternalAccount'),
     entity('transactions', 'transaction', 'transactionId', 'transaction', 'Transaction')
   ],
   // A full reset also removes every fault rule and gives the clock back its real time.

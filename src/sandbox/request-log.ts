@@ -14,6 +14,7 @@ import type { Clock } from '../clock.js'
 import { redactUrl } from '../plugins/requests.js'
 import { EntryReader, EntryWriter } from './entry-text.js'
 import { TurnBatch } from '../turn-batch.js'
+import luhn from 'fast-luhn'
 import { refusedTokenClient, tokenEndpointClient } from '../auth/named-client.js'
 
 const BODY_LIMIT = 4096
@@ -24,7 +25,7 @@ export const LARGEST_ENTRY_CHARS = 3 * KEEP_LIMIT
 const MASK = '[redacted]'
 const SECRET_FIELDS = new Set([
   'client_secret', 'clientSecret', 'secret', 'signingSecret', 'access_token', 'accessToken',
-  'refresh_token', 'refreshToken', 'password', 'token', 'adminToken'
+  'refresh_token', 'refreshToken', 'password', 'token', 'adminToken', 'securityCode'
 ])
 const SECRET_TEXT = new RegExp(`("(?:${[...SECRET_FIELDS].join('|')})"\\s*:\\s*)"(?:[^"\\\\]|\\\\.)*"`, 'g')
 const TOKEN_ENDPOINT = '/core/oauth2/token'
@@ -72,10 +73,17 @@ export function globMatcher (pattern: string): (value: string) => boolean {
   return value => re.test(value)
 }
 
+const DIGIT_RUN = /(?<!\d)\d{12,19}(?!\d)/g
+
+/** Card numbers (a run of 12 to 19 digits that passes Luhn) as the log keeps them: all but the last four digits masked. */
+export const maskCardNumbers = (text: string): string =>
+  text.replace(DIGIT_RUN, run => luhn(run) ? '*'.repeat(run.length - 4) + run.slice(-4) : run)
+
 function maskValues (value: unknown, depth = 0): unknown {
   if (depth > 32 || value === null || typeof value !== 'object') {
+    if (typeof value !== 'string') return value
     // The management link's URL carries its credential in the path.
-    return typeof value === 'string' && value.includes('/webhooks/portal/') ? redactUrl(value) : value
+    return maskCardNumbers(value.includes('/webhooks/portal/') ? redactUrl(value) : value)
   }
   if (Array.isArray(value)) return value.map(v => maskValues(v, depth + 1))
   const out: Record<string, unknown> = {}
@@ -84,7 +92,7 @@ function maskValues (value: unknown, depth = 0): unknown {
 }
 
 function maskText (text: string): string {
-  return text.replace(SECRET_TEXT, `$1"${MASK}"`).replace(/(\/webhooks\/portal\/)[^/?#"\s]+/g, `$1${MASK}`)
+  return maskCardNumbers(text.replace(SECRET_TEXT, `$1"${MASK}"`).replace(/(\/webhooks\/portal\/)[^/?#"\s]+/g, `$1${MASK}`))
 }
 
 /** A body as the log shows it: masked, and cut (as text) beyond 4096 characters. */
@@ -189,7 +197,8 @@ type StoredBody = { text: string } | { value: unknown } | { bytes: number } | nu
 function storeBody (body: unknown): StoredBody {
   if (body === undefined || body === null || body === '') return null
   if (body instanceof LargeBody) return { bytes: body.bytes }
-  return typeof body === 'string' ? { text: body } : { value: body }
+  // Masked before it is kept, so no card number or secret is ever held in the log, even unread.
+  return typeof body === 'string' ? { text: maskText(body) } : { value: maskValues(body) }
 }
 
 function restoreBody (body: StoredBody): unknown {

@@ -81,7 +81,8 @@ export default async function state (app: FastifyInstance, { seed }: StateOption
     description: 'Creates an account, file, external account or transaction owned by a user, in the user\'s organization, ' +
         'so its metadata can be used (`/core/<entity>/<id>/metadata`). The sandbox keeps only its id, owner and creation time, ' +
         'except for files: a file is a real one of the files area, `pending`, category `document`, `application/pdf`, that `GET /core/files/{fileId}` answers; ' +
-        'and accounts: a real account of the accounts area, in `asset` (default USD), labelled `Sandbox account`, that the accounts operations answer.',
+        'and accounts: a real account of the accounts area, in `asset` (default USD), labelled `Sandbox account`, that the accounts operations answer; ' +
+        'and external accounts: a real ACH bank account of the external accounts area, `ok`, labelled `Sandbox external account`.',
     params: EntityParams,
     body: EntityCreate,
     responses: {

@@ -1,0 +1,36 @@
+// The external accounts area's tables. Append new migrations to the list; never edit one that has
+// shipped.
+import type { Migration } from '../storage/migrate.js'
+
+export const migrations: Migration[] = [{
+  name: '001-external-accounts',
+  sql: `
+-- A card or bank account of a user outside the service. A card keeps only what the API shows
+-- (brand, type, last four digits, expiry in details) and a keyed digest of its number (HMAC, a
+-- key of the database's) to find duplicates: never the number. check_due_at is when a processing card's check ends (ms on the
+-- sandbox clock); expires_at when a card's expiry month ends.
+CREATE TABLE external_accounts (
+  id TEXT PRIMARY KEY,
+  organization_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+  user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  type TEXT NOT NULL,
+  status TEXT NOT NULL,
+  status_reason TEXT,
+  label TEXT NOT NULL,
+  asset TEXT NOT NULL,
+  network TEXT NOT NULL,
+  features TEXT NOT NULL,
+  details TEXT NOT NULL,
+  fingerprint TEXT NOT NULL,
+  behaviour TEXT,
+  check_due_at INTEGER,
+  expires_at INTEGER,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+);
+CREATE INDEX external_accounts_user ON external_accounts(organization_id, user_id, created_at);
+CREATE INDEX external_accounts_fingerprint ON external_accounts(user_id, fingerprint);
+CREATE INDEX external_accounts_check_due ON external_accounts(check_due_at) WHERE check_due_at IS NOT NULL;
+CREATE INDEX external_accounts_expiry ON external_accounts(expires_at) WHERE expires_at IS NOT NULL AND status <> 'expired';
+`
+}]

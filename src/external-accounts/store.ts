@@ -1,0 +1,241 @@
+// The external accounts area's store. Every statement is prepared once, here; request-path writes
+// go through the group commit, with their events in the same write. The card check and expiry run
+// on the sandbox clock through `due` and `settle`.
+import { groupCommit, type Db } from '../storage/db.js'
+import { recordEvent } from '../storage/outbox.js'
+import { memoOf } from '../storage/memo.js'
+import { metadataInserter, type MetadataRevision } from '../storage/metadata.js'
+import { isConstraint } from '../storage/core.js'
+import type { NewEvent } from '../storage/index.js'
+import type { ExternalAccountStatus, StatusReason } from '../../schemas/external-accounts.js'
+
+export interface ExternalAccountRecord {
+  id: string
+  organizationId: string
+  userId: string
+  type: 'card' | 'bank'
+  status: ExternalAccountStatus
+  statusReason: StatusReason | null
+  label: string
+  asset: string
+  network: string
+  /** The features it has once `ok` (shown only while it is). */
+  features: string[]
+  /** What the API shows as `details` (for a card: brand type, last four digits, expiry). */
+  details: Record<string, unknown>
+  /** A keyed digest of what identifies it (a card's number, a bank's routing and account numbers): finds duplicates. */
+  fingerprint: string
+  /** A test card's behaviour the quotes and transactions read (`3ds`), or null. */
+  behaviour: string | null
+  /** When a processing card's check ends, ms on the sandbox clock; null once it has. */
+  checkDueAt: number | null
+  /** When a card stops being valid (the end of its expiry month), ms. */
+  expiresAt: number | null
+  createdAt: string
+  updatedAt: string
+}
+
+/** Makes an event of the external account's organization. */
+export type EventMaker = (type: string, account: ExternalAccountRecord) => NewEvent
+
+export type CreateResult =
+  | { ok: true, account: ExternalAccountRecord }
+  | { ok: false, reason: 'exists' | 'user-missing' | 'duplicate' | 'card-limit' }
+
+export interface ExternalAccountsStore {
+  get (organizationId: string, id: string): Promise<ExternalAccountRecord | undefined>
+  /** By id, whichever organization: ids are unique across the sandbox. */
+  find (id: string): Promise<ExternalAccountRecord | undefined>
+  /** The user's external accounts, newest first. */
+  list (organizationId: string, userId: string): Promise<ExternalAccountRecord[]>
+  /** Whether the user already holds one with this fingerprint. */
+  hasFingerprint (userId: string, fingerprint: string): Promise<boolean>
+  /** How many cards the user holds. */
+  countCards (organizationId: string, userId: string): Promise<number>
+  /**
+   * Creates it with its first metadata and `core.external-account.created`, unless the user holds
+   * one with the same fingerprint or (a card) already `cardLimit` cards: checked in the same write.
+   */
+  create (account: ExternalAccountRecord, event: EventMaker, cardLimit: number, metadata?: MetadataRevision): Promise<CreateResult>
+  updateLabel (organizationId: string, id: string, label: string, at: string): Promise<ExternalAccountRecord | undefined>
+  /** Deletes it and its metadata, with `core.external-account.deleted`; false when there was none. */
+  remove (organizationId: string, id: string, event: EventMaker): Promise<boolean>
+  /**
+   * Sets the status (and reason) with `core.external-account.status-changed` when it changes; ends
+   * any pending check. The record after, or undefined.
+   */
+  setStatus (id: string, status: ExternalAccountStatus, reason: StatusReason | null, at: string, event: EventMaker): Promise<ExternalAccountRecord | undefined>
+  /** Ids whose check or expiry has come by `now`. */
+  due (now: number, limit: number): Promise<string[]>
+  /**
+   * Settles what has come due for one: an expired card turns `expired` (`card-expired`); a card
+   * whose check is due turns `ok`. Each change with its event.
+   */
+  settle (id: string, now: number, event: EventMaker): Promise<void>
+  /** The row of a fixture's external account, written synchronously inside the fixture's transaction. */
+  fixtureRow (account: ExternalAccountRecord): void
+  /** Deletes a user's external accounts and their metadata. Synchronous: inside the write that deletes the user. */
+  removeUserAccounts (organizationId: string, userId: string): void
+}
+
+interface Row {
+  id: string
+  organization_id: string
+  user_id: string
+  type: 'card' | 'bank'
+  status: ExternalAccountStatus
+  status_reason: StatusReason | null
+  label: string
+  asset: string
+  network: string
+  features: string
+  details: string
+  fingerprint: string
+  behaviour: string | null
+  check_due_at: number | null
+  expires_at: number | null
+  created_at: string
+  updated_at: string
+}
+
+const toRecord = (r: Row): ExternalAccountRecord => ({
+  id: r.id,
+  organizationId: r.organization_id,
+  userId: r.user_id,
+  type: r.type,
+  status: r.status,
+  statusReason: r.status_reason,
+  label: r.label,
+  asset: r.asset,
+  network: r.network,
+  features: JSON.parse(r.features),
+  details: JSON.parse(r.details),
+  fingerprint: r.fingerprint,
+  behaviour: r.behaviour,
+  checkDueAt: r.check_due_at,
+  expiresAt: r.expires_at,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at
+})
+
+const toParams = (a: ExternalAccountRecord): Record<string, unknown> => ({
+  ...a,
+  features: JSON.stringify(a.features),
+  details: JSON.stringify(a.details)
+})
+
+export function externalAccountsStore (db: Db): ExternalAccountsStore {
+  const get = db.prepare<[string, string], Row>('SELECT * FROM external_accounts WHERE organization_id = ? AND id = ?')
+  const find = db.prepare<[string], Row>('SELECT * FROM external_accounts WHERE id = ?')
+  const list = db.prepare<[string, string], Row>('SELECT * FROM external_accounts WHERE organization_id = ? AND user_id = ? ORDER BY created_at DESC, id DESC')
+  const withFingerprint = db.prepare<[string, string], number>('SELECT 1 FROM external_accounts WHERE user_id = ? AND fingerprint = ? LIMIT 1').pluck()
+  const cards = db.prepare<[string, string], number>("SELECT count(*) FROM external_accounts WHERE organization_id = ? AND user_id = ? AND type = 'card'").pluck()
+  const userExists = db.prepare<[string, string], number>('SELECT 1 FROM users WHERE organization_id = ? AND id = ?').pluck()
+  const insert = db.prepare(`INSERT INTO external_accounts (id, organization_id, user_id, type, status, status_reason, label, asset, network, features,
+      details, fingerprint, behaviour, check_due_at, expires_at, created_at, updated_at)
+    VALUES (@id, @organizationId, @userId, @type, @status, @statusReason, @label, @asset, @network, @features,
+      @details, @fingerprint, @behaviour, @checkDueAt, @expiresAt, @createdAt, @updatedAt)`)
+  const setLabel = db.prepare('UPDATE external_accounts SET label = ?, updated_at = ? WHERE organization_id = ? AND id = ?')
+  const setStatus = db.prepare('UPDATE external_accounts SET status = ?, status_reason = ?, check_due_at = NULL, updated_at = ? WHERE id = ?')
+  const endCheck = db.prepare('UPDATE external_accounts SET check_due_at = NULL WHERE id = ?')
+  const due = db.prepare<[number, number, number], string>(`SELECT id FROM external_accounts WHERE check_due_at <= ?
+    UNION SELECT id FROM external_accounts WHERE expires_at IS NOT NULL AND status <> 'expired' AND expires_at <= ? LIMIT ?`).pluck()
+  const deleteOne = db.prepare('DELETE FROM external_accounts WHERE organization_id = ? AND id = ?')
+  const deleteMetadata = db.prepare("DELETE FROM metadata WHERE organization_id = ? AND entity_type = 'external-accounts' AND entity_id = ?")
+  const idsForUser = db.prepare<[string, string], string>('SELECT id FROM external_accounts WHERE organization_id = ? AND user_id = ?').pluck()
+  const deleteForUser = db.prepare('DELETE FROM external_accounts WHERE organization_id = ? AND user_id = ?')
+  const insertMetadata = metadataInserter(db)
+  const write = groupCommit(db)
+  const memo = memoOf(db)
+
+  const forgetMetadata = (organizationId: string, id: string): void => {
+    deleteMetadata.run(organizationId, id)
+    memo.forgetMetadata({ organizationId, entity: 'external-accounts', entityId: id })
+  }
+
+  const changeStatus = (row: Row, status: ExternalAccountStatus, reason: StatusReason | null, at: string, event: EventMaker): ExternalAccountRecord => {
+    setStatus.run(status, reason, at, row.id)
+    const after = toRecord(find.get(row.id)!)
+    if (row.status !== status || row.status_reason !== reason) recordEvent(db, event('core.external-account.status-changed', after))
+    return after
+  }
+
+  return {
+    async get (organizationId, id) {
+      const row = get.get(organizationId, id)
+      return row === undefined ? undefined : toRecord(row)
+    },
+    async find (id) {
+      const row = find.get(id)
+      return row === undefined ? undefined : toRecord(row)
+    },
+    async list (organizationId, userId) {
+      return list.all(organizationId, userId).map(toRecord)
+    },
+    async hasFingerprint (userId, fingerprint) {
+      return withFingerprint.get(userId, fingerprint) !== undefined
+    },
+    async countCards (organizationId, userId) {
+      return cards.get(organizationId, userId)!
+    },
+    async create (account, event, cardLimit, metadata) {
+      try {
+        return await write((): CreateResult => {
+          if (userExists.get(account.organizationId, account.userId) === undefined) return { ok: false, reason: 'user-missing' }
+          if (withFingerprint.get(account.userId, account.fingerprint) !== undefined) return { ok: false, reason: 'duplicate' }
+          if (account.type === 'card' && cards.get(account.organizationId, account.userId)! >= cardLimit) return { ok: false, reason: 'card-limit' }
+          insert.run(toParams(account))
+          if (metadata !== undefined) insertMetadata({ organizationId: account.organizationId, entity: 'external-accounts', entityId: account.id }, metadata)
+          recordEvent(db, event('core.external-account.created', account))
+          return { ok: true, account }
+        })
+      } catch (err) {
+        if (isConstraint(err)) return { ok: false, reason: 'exists' }
+        throw err
+      }
+    },
+    async updateLabel (organizationId, id, label, at) {
+      return await write(() => {
+        if (setLabel.run(label, at, organizationId, id).changes === 0) return undefined
+        return toRecord(get.get(organizationId, id)!)
+      })
+    },
+    async remove (organizationId, id, event) {
+      return await write(() => {
+        const row = get.get(organizationId, id)
+        if (row === undefined) return false
+        deleteOne.run(organizationId, id)
+        forgetMetadata(organizationId, id)
+        recordEvent(db, event('core.external-account.deleted', toRecord(row)))
+        return true
+      })
+    },
+    async setStatus (id, status, reason, at, event) {
+      return await write(() => {
+        const row = find.get(id)
+        return row === undefined ? undefined : changeStatus(row, status, reason, at, event)
+      })
+    },
+    async due (now, limit) {
+      return due.all(now, now, limit)
+    },
+    async settle (id, now, event) {
+      await write(() => {
+        const row = find.get(id)
+        if (row === undefined) return
+        const at = new Date(now).toISOString()
+        if (row.expires_at !== null && row.expires_at <= now && row.status !== 'expired') {
+          changeStatus(row, 'expired', 'card-expired', at, event)
+        } else if (row.check_due_at !== null && row.check_due_at <= now) {
+          if (row.status === 'processing') changeStatus(row, 'ok', null, at, event)
+          else endCheck.run(id)
+        }
+      })
+    },
+    fixtureRow (account) { insert.run(toParams(account)) },
+    removeUserAccounts (organizationId, userId) {
+      for (const id of idsForUser.all(organizationId, userId)) forgetMetadata(organizationId, id)
+      deleteForUser.run(organizationId, userId)
+    }
+  }
+}

@@ -1,0 +1,23 @@
+// The quotes area's tables. Append new migrations to the list; never edit one that has shipped.
+import type { Migration } from '../storage/migrate.js'
+
+export const migrations: Migration[] = [{
+  name: '001-quotes',
+  sql: `
+-- A quote as answered (body, JSON), immutable, usable once: used_at is set by the one consume
+-- that succeeds. expires_at is ms on the sandbox clock. usd_value and limit_group feed the daily
+-- limits (the value of consumed quotes of a group within a UTC day).
+CREATE TABLE quotes (
+  id TEXT PRIMARY KEY,
+  organization_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+  user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  body TEXT NOT NULL,
+  limit_group TEXT NOT NULL,
+  usd_value TEXT NOT NULL,
+  expires_at INTEGER NOT NULL,
+  used_at INTEGER,
+  created_at TEXT NOT NULL
+);
+CREATE INDEX quotes_used ON quotes(user_id, limit_group, used_at) WHERE used_at IS NOT NULL;
+`
+}]

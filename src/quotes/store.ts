@@ -1,0 +1,102 @@
+// The quotes area's store: quotes as answered, immutable, and consumed exactly once. Every
+// statement is prepared once, here; request-path writes go through the group commit. The ledger
+// (area 5) consumes a quote with `consume`, or with `consumeInWrite` inside its own write.
+import { groupCommit, type Db } from '../storage/db.js'
+import type { Quote } from '../../schemas/quotes.js'
+
+export interface QuoteRecord {
+  id: string
+  organizationId: string
+  userId: string
+  /** The quote as the API answered it. */
+  quote: Quote
+  /** Which daily limit it counts against (`card-deposit`, `bank-withdrawal`, ...; `none`). */
+  limitGroup: string
+  /** Its value in USD, a decimal string, for the daily limits. */
+  usdValue: string
+  /** When it expires, ms on the sandbox clock. */
+  expiresAt: number
+  /** When it was consumed, ms; null while unused. */
+  usedAt: number | null
+  createdAt: string
+}
+
+export type ConsumeResult =
+  | { ok: true, quote: QuoteRecord }
+  | { ok: false, reason: 'not-found' | 'used' | 'expired' }
+
+export interface QuotesStore {
+  create (quote: QuoteRecord): Promise<QuoteRecord>
+  /** A quote of the organization, or undefined. */
+  get (organizationId: string, id: string): Promise<QuoteRecord | undefined>
+  /**
+   * Consumes the quote at `now` (ms): refused when there is none in the organization, when it was
+   * used, or when it has expired (`now >= expiresAt`). Exactly one of any number of concurrent
+   * calls succeeds: the check and the mark are one statement in one write.
+   */
+  consume (organizationId: string, id: string, now: number): Promise<ConsumeResult>
+  /** The same, synchronously, for a caller already inside a write (the ledger committing a transaction). */
+  consumeInWrite (organizationId: string, id: string, now: number): ConsumeResult
+  /** The USD values of the user's quotes of a limit group consumed at or after `since` (ms). */
+  usedSince (userId: string, limitGroup: string, since: number): Promise<string[]>
+}
+
+interface Row {
+  id: string
+  organization_id: string
+  user_id: string
+  body: string
+  limit_group: string
+  usd_value: string
+  expires_at: number
+  used_at: number | null
+  created_at: string
+}
+
+const toRecord = (r: Row): QuoteRecord => ({
+  id: r.id,
+  organizationId: r.organization_id,
+  userId: r.user_id,
+  quote: JSON.parse(r.body),
+  limitGroup: r.limit_group,
+  usdValue: r.usd_value,
+  expiresAt: r.expires_at,
+  usedAt: r.used_at,
+  createdAt: r.created_at
+})
+
+export function quotesStore (db: Db): QuotesStore {
+  const insert = db.prepare(`INSERT INTO quotes (id, organization_id, user_id, body, limit_group, usd_value, expires_at, used_at, created_at)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+  const get = db.prepare<[string, string], Row>('SELECT * FROM quotes WHERE organization_id = ? AND id = ?')
+  const markUsed = db.prepare('UPDATE quotes SET used_at = ? WHERE organization_id = ? AND id = ? AND used_at IS NULL AND expires_at > ?')
+  const usedSince = db.prepare<[string, string, number], string>('SELECT usd_value FROM quotes WHERE user_id = ? AND limit_group = ? AND used_at >= ?').pluck()
+  const write = groupCommit(db)
+
+  const consumeInWrite = (organizationId: string, id: string, now: number): ConsumeResult => {
+    if (markUsed.run(now, organizationId, id, now).changes === 1) return { ok: true, quote: toRecord(get.get(organizationId, id)!) }
+    const row = get.get(organizationId, id)
+    if (row === undefined) return { ok: false, reason: 'not-found' }
+    return { ok: false, reason: row.used_at !== null ? 'used' : 'expired' }
+  }
+
+  return {
+    async create (q) {
+      await write(() => {
+        insert.run(q.id, q.organizationId, q.userId, JSON.stringify(q.quote), q.limitGroup, q.usdValue, q.expiresAt, q.usedAt, q.createdAt)
+      })
+      return q
+    },
+    async get (organizationId, id) {
+      const row = get.get(organizationId, id)
+      return row === undefined ? undefined : toRecord(row)
+    },
+    async consume (organizationId, id, now) {
+      return await write(() => consumeInWrite(organizationId, id, now))
+    },
+    consumeInWrite,
+    async usedSince (userId, limitGroup, since) {
+      return usedSince.all(userId, limitGroup, since)
+    }
+  }
+}
