@@ -90,7 +90,7 @@ interface Rule {
   cooldown?: boolean
   /** Needs the vIBAN terms accepted. */
   vibanTerms?: boolean
-  /** Limited by the number of cards. */
+  /** Limited by the number of cards: restricted at the limit. */
   cards?: boolean
 }
 
@@ -134,7 +134,7 @@ export function evaluate (code: CapabilityCode, facts: UserFacts): Capability {
   }
   if (rule.vibanTerms === true && facts.vibanTerms.applies && !facts.vibanTerms.accepted) requirements.add('user-must-accept-unique-account-number-viban-terms-of-service')
   if (rule.cooldown === true && facts.cooldownRunning) restrictions.add('financial-promotion-cooldown-running')
-  if (rule.cards === true && facts.cards.count >= facts.cards.limit) requirements.add('user-must-delete-card')
+  if (rule.cards === true && facts.cards.count >= facts.cards.limit) restrictions.add('user-unique-card-limit-reached')
   // In the enums' order, so answers are stable.
   return {
     code,

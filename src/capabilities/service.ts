@@ -98,8 +98,8 @@ export async function userFacts (app: FastifyInstance, organizationId: string, u
     kyc,
     vibanTerms: { applies: viban !== undefined && termsApply(viban, user.country, user.type), accepted: accepted[VIBAN_TERMS] !== undefined },
     cooldownRunning: running(await cooldownOf(app, user), app.clock.now()),
-    // External accounts (area 4) will count the user's cards; until then there are none.
-    cards: { count: 0, limit: CARD_LIMIT }
+    // The external accounts area counts the user's cards through the registry's hook.
+    cards: { count: await app.areas.userCards(app, organizationId, userId), limit: CARD_LIMIT }
   }
 }
 

@@ -14,6 +14,7 @@ import { migrations } from './migrations.js'
 import {
   createExternalAccount, deleteExternalAccount, externalAccountNotFound, externalAccountView, externalAccountsOf, followCardChecks, ownExternalAccount
 } from './service.js'
+import { checkExternalAccountUpdatable, organizationPermissionsFixture } from './permissions.js'
 import externalAccountControls, { externalAccountsSandboxEntity } from './sandbox.js'
 
 const TAG = 'External accounts'
@@ -35,7 +36,8 @@ async function externalAccountsRoutes (app: FastifyInstance): Promise<void> {
     scopes: ['core.external-accounts:create'],
     subjects: USERS,
     summary: 'Create an external account',
-    description: 'Adds a card or an ACH bank account of the acting user and emits `core.external-account.created`. A card is checked in this order: ' +
+    description: 'Adds a card or an ACH bank account of the acting user and emits `core.external-account.created`. A type the organization is not ' +
+      'configured for (`organizationPermissions` fixture key) is 409 `operation_not_allowed` (`permission-denied`). A card is then checked in this order: ' +
       'Luhn (409 `number_invalid`), expiry on the sandbox clock (`date_invalid`), the rail of its brand and currency (404 `rail`), duplicate ' +
       '(`duplicate`), credit (`card_type_not_allowed`), issuer country and declines (`operation_not_allowed`), then the card limit and the `cards` ' +
       'capability (`user_capability_failure`). It starts `processing` with no features and turns `ok` once the service\'s check ends ' +
@@ -48,7 +50,7 @@ async function externalAccountsRoutes (app: FastifyInstance): Promise<void> {
       201: { description: 'Created; `errors` appears only when the metadata could not be stored.', ...CreateExternalAccountAnswer },
       404: '`entity_not_found` (`details.entity: "rail"`): no rail for the card\'s brand and currency.',
       409: '`duplicate`, `number_invalid`, `country_not_supported`, `subdivision_not_supported`, `postal_code_invalid`, `date_invalid`, ' +
-        '`card_type_not_allowed`, `operation_not_allowed` (`card-issuer-country-mismatch`, `card-declined`, `card-permanently-declined`), ' +
+        '`card_type_not_allowed`, `operation_not_allowed` (`permission-denied`, `card-issuer-country-mismatch`, `card-declined`, `card-permanently-declined`), ' +
         '`user_capability_failure` (`cards`) or `rail_feature_not_available`.'
     }
   }, async (request, reply) => {
@@ -104,11 +106,12 @@ async function externalAccountsRoutes (app: FastifyInstance): Promise<void> {
     responses: {
       200: { description: 'The external account as updated.', ...ExternalAccountAnswer },
       404: NOT_FOUND,
-      409: '`operation_not_allowed` (`permission-denied`): the external account cannot be updated.'
+      409: '`operation_not_allowed` (`permission-denied`): the organization\'s external accounts cannot be updated (`organizationPermissions` fixture key).'
     }
   }, async (request) => {
     const { organizationId, userId } = request.auth!
     const found = await ownExternalAccount(app, organizationId, userId!, request.params.externalAccountId)
+    await checkExternalAccountUpdatable(app, organizationId)
     const updated = await store.updateLabel(organizationId, found.id, request.body.label ?? found.label, app.clock.iso())
     if (updated === undefined) throw externalAccountNotFound()
     return { externalAccount: externalAccountView(updated) }
@@ -147,7 +150,9 @@ export default defineArea({
     operation: 'ExternalAccount',
     ownerOf: async (app, organizationId, id) => (await externalAccountsOf(app).get(organizationId, id))?.userId
   }],
+  fixtures: [organizationPermissionsFixture],
   sandboxEntities: [externalAccountsSandboxEntity],
+  userCards: async (app, organizationId, userId) => await externalAccountsOf(app).countCards(organizationId, userId),
   // A deleted user's external accounts go with them, their metadata too.
   removeUser: app => {
     const store = externalAccountsOf(app)

@@ -33,4 +33,14 @@ CREATE INDEX external_accounts_fingerprint ON external_accounts(user_id, fingerp
 CREATE INDEX external_accounts_check_due ON external_accounts(check_due_at) WHERE check_due_at IS NOT NULL;
 CREATE INDEX external_accounts_expiry ON external_accounts(expires_at) WHERE expires_at IS NOT NULL AND status <> 'expired';
 `
+}, {
+  name: '002-organization-permissions',
+  sql: `
+-- What an organization may do with external accounts and quotes (the organizationPermissions
+-- fixture key), as JSON; no row means everything is allowed.
+CREATE TABLE organization_permissions (
+  organization_id TEXT PRIMARY KEY REFERENCES organizations(id) ON DELETE CASCADE,
+  permissions TEXT NOT NULL
+);
+`
 }]

@@ -12,6 +12,7 @@ import type { MetadataRevision } from '../storage/metadata.js'
 import { CARD_LIMIT, capabilityFailure, requireCapabilities } from '../capabilities/service.js'
 import type { CreateAchRequest, CreateCardRequest, CreateExternalAccountRequest, ExternalAccount } from '../../schemas/external-accounts.js'
 import { externalAccountsStore, type EventMaker, type ExternalAccountRecord, type ExternalAccountsStore } from './store.js'
+import { checkExternalAccountType } from './permissions.js'
 import { behaviourOf, brandOf, cardFingerprint, expiryEnd, passesLuhn } from './cards.js'
 
 export const externalAccountsOf = (app: FastifyInstance): ExternalAccountsStore => app.storage.store(externalAccountsStore)
@@ -115,7 +116,7 @@ async function cardRecord (app: FastifyInstance, organizationId: string, userId:
 const duplicateCard = (): ApiError => conflict('duplicate', 'The card is already registered', { context: 'body', property: 'number' })
 const duplicateBank = (): ApiError => conflict('duplicate', 'The bank account is already registered', { context: 'body', property: 'accountNumber' })
 const cardLimitReached = (): ApiError =>
-  capabilityFailure({ code: 'cards', name: 'Cards', enabled: false, requirements: ['user-must-delete-card'], restrictions: [] })
+  capabilityFailure({ code: 'cards', name: 'Cards', enabled: false, requirements: [], restrictions: ['user-unique-card-limit-reached'] })
 
 /** The ABA routing number's check digit: 3, 7 and 1 weights over its nine digits sum to a multiple of ten. */
 export function routingNumberValid (routing: string): boolean {
@@ -174,6 +175,7 @@ async function achRecord (app: FastifyInstance, organizationId: string, userId: 
 }
 
 export async function createExternalAccount (app: FastifyInstance, organizationId: string, userId: string, input: CreateExternalAccountRequest): Promise<{ externalAccount: ExternalAccount, errors?: { metadata: ReturnType<ApiError['toJSON']> } }> {
+  await checkExternalAccountType(app, organizationId, input.type)
   const now = app.clock.iso()
   const record = input.type === 'card'
     ? await cardRecord(app, organizationId, userId, input, now)

@@ -116,6 +116,8 @@ export interface Area {
   userTerms?: (app: FastifyInstance, organizationId: string, userId: string) => Promise<Record<string, string>>
   /** The user's running cooldowns by asset code (the capabilities area): `cooldowns` of the assets operations acting for a user. */
   userCooldowns?: (app: FastifyInstance, organizationId: string, userId: string) => Promise<Record<string, UserCooldown[]>>
+  /** How many cards the user holds (the external accounts area): the `cards` capability's limit counts them. */
+  userCards?: (app: FastifyInstance, organizationId: string, userId: string) => Promise<number>
   /** Makes, once per app, the removal of a user's rows of the area, run inside the write that deletes the user. */
   removeUser?: (app: FastifyInstance) => UserRemoval
   /** The area's routes, registered as an encapsulated plugin. */
@@ -217,6 +219,13 @@ export class AreaRegistry {
       for (const [asset, cooldowns] of Object.entries(await area.userCooldowns(app, organizationId, userId))) (out[asset] ??= []).push(...cooldowns)
     }
     return out
+  }
+
+  /** How many cards the user holds, summed over the areas that keep cards: none when no area does. */
+  async userCards (app: FastifyInstance, organizationId: string, userId: string): Promise<number> {
+    let count = 0
+    for (const area of this.areas) if (area.userCards !== undefined) count += await area.userCards(app, organizationId, userId)
+    return count
   }
 
   /** Every area's removal of a user's rows, in area order. */

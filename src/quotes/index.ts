@@ -37,7 +37,8 @@ async function quotesRoutes (app: FastifyInstance): Promise<void> {
       404: '`entity_not_found`: the denomination asset (`"asset"`), the origin or destination (`"account"`, `"external-account"`), or the rail of a ' +
         'crypto address\'s asset and network (`"rail"`).',
       409: '`asset_feature_not_available`, `transaction_node_invalid`, `crypto_address_invalid`, `transaction_amount_invalid` (minimum, maximum, daily ' +
-        'limit), `user_capability_failure`, `number_invalid` (`ttl`) or `operation_not_allowed` (`unspecified-error`: no price for the assets).'
+        'limit), `user_capability_failure`, `number_invalid` (`ttl`) or `operation_not_allowed` (`unspecified-error`: no price for the assets; ' +
+        '`permission-denied`: an origin or destination node type, or a `ttl`, the organization is not configured for, checked first).'
     }
   }, async (request, reply) => {
     const { organizationId, userId } = request.auth!

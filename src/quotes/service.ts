@@ -16,6 +16,7 @@ import type { CapabilityCode } from '../capabilities/evaluate.js'
 import { accountsOf } from '../accounts/service.js'
 import { externalAccountsOf } from '../external-accounts/service.js'
 import type { ExternalAccountRecord } from '../external-accounts/store.js'
+import { checkQuotePermissions } from '../external-accounts/permissions.js'
 import type { ApmMethod, CreateQuoteRequest, DestinationNodeView, OriginNodeView, Quote } from '../../schemas/quotes.js'
 import { price } from './pricing.js'
 import { quotesStore, type ConsumeResult, type QuotesStore } from './store.js'
@@ -208,6 +209,7 @@ async function checkLimits (app: FastifyInstance, catalogue: Catalogue, userId: 
 }
 
 export async function createQuote (app: FastifyInstance, organizationId: string, userId: string, input: CreateQuoteRequest): Promise<Quote> {
+  await checkQuotePermissions(app, organizationId, input)
   const now = app.clock.now()
   const catalogue = await catalogueOf(app)
   const target = input.denomination.target ?? 'origin'

@@ -81,7 +81,7 @@ const STATES: Array<{ name: string, facts: UserFacts, expected: (code: string) =
   {
     name: 'as many cards as allowed',
     facts: with_({ cards: { count: 5, limit: 5 } }),
-    expected: code => code === 'cards' ? answer(true, ['user-must-delete-card']) : US_ONLY.includes(code) ? answer(false, [], ['user-country-not-supported']) : answer(true)
+    expected: code => code === 'cards' ? answer(false, [], ['user-unique-card-limit-reached']) : US_ONLY.includes(code) ? answer(false, [], ['user-country-not-supported']) : answer(true)
   }
 ]
 

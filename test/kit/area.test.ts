@@ -25,6 +25,17 @@ t.test('an area\'s migrations are named after it, in area order', async t => {
   t.strictSame(registry.migrations().map(m => m.name), ['first/001-a', 'first/002-b', 'second/001-a'])
 })
 
+t.test('the user\'s cards are summed over the areas that count them, none without any', async t => {
+  const app = {} as unknown as Parameters<AreaRegistry['userCards']>[0]
+  t.equal(await new AreaRegistry([defineArea({ name: 'a', plugin })]).userCards(app, 'org', 'user'), 0)
+  const registry = new AreaRegistry([
+    defineArea({ name: 'a', userCards: async () => 2, plugin }),
+    defineArea({ name: 'b', plugin }),
+    defineArea({ name: 'c', userCards: async (_app, organizationId, userId) => organizationId === 'org' && userId === 'user' ? 3 : 0, plugin })
+  ])
+  t.equal(await registry.userCards(app, 'org', 'user'), 5)
+})
+
 t.test('fixture keys come after the keys they name, whatever the area order', async t => {
   t.strictSame(orderedKeys([key('metadata', ['users', 'entities']), key('entities', ['users']), key('users', ['organizations']), key('organizations')]).map(k => k.key),
     ['organizations', 'users', 'entities', 'metadata'])
