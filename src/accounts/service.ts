@@ -5,8 +5,7 @@ import { randomUUID } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
 import { ApiError, conflict, entityNotFound } from '../errors.js'
 import { catalogueOf, findAsset } from '../catalogue/lookup.js'
-import { toRevision } from '../metadata/revision.js'
-import type { MetadataRevision } from '../storage/metadata.js'
+import { metadataAtCreation, type CreationErrors } from '../metadata/revision.js'
 import type { Rail } from '../../schemas/catalogue.js'
 import type { Account, CreateAccountRequest, DepositMethod, DepositMethodQuery } from '../../schemas/accounts.js'
 import { US_BANK_NETWORKS } from '../../schemas/accounts.js'
@@ -47,16 +46,10 @@ async function accountAsset (app: FastifyInstance, code: string): Promise<void> 
   if (asset.features.length === 0) throw conflict('asset_not_supported', 'The asset is not supported')
 }
 
-export async function createAccount (app: FastifyInstance, organizationId: string, userId: string, input: CreateAccountRequest): Promise<{ account: Account, errors?: { metadata: ReturnType<ApiError['toJSON']> } }> {
+export async function createAccount (app: FastifyInstance, organizationId: string, userId: string, input: CreateAccountRequest): Promise<{ account: Account, errors?: CreationErrors }> {
   await accountAsset(app, input.asset)
   const now = app.clock.iso()
-  let metadata: MetadataRevision | undefined
-  let errors: { metadata: ReturnType<ApiError['toJSON']> } | undefined
-  if (input.metadata !== undefined) {
-    const revision = toRevision(input.metadata, now)
-    if (revision instanceof ApiError) errors = { metadata: revision.toJSON() }
-    else metadata = revision
-  }
+  const { metadata, errors } = metadataAtCreation(input.metadata, now)
   const record: AccountRecord = { id: randomUUID(), organizationId, userId, asset: input.asset, label: input.label, archivedAt: null, createdAt: now, updatedAt: now }
   const created = await accountsOf(app).create(record, accountEvents(app), metadata)
   // The guard saw the user a moment ago: it was deleted since.

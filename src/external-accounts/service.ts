@@ -6,9 +6,8 @@ import type { FastifyInstance } from 'fastify'
 import { ApiError, conflict, entityNotFound } from '../errors.js'
 import { catalogueOf } from '../catalogue/lookup.js'
 import { operationNotAllowed } from '../http/user-context.js'
-import { toRevision } from '../metadata/revision.js'
+import { metadataAtCreation, type CreationErrors } from '../metadata/revision.js'
 import { sha256Hex } from '../sha256.js'
-import type { MetadataRevision } from '../storage/metadata.js'
 import { CARD_LIMIT, capabilityFailure, requireCapabilities } from '../capabilities/service.js'
 import type { CreateAchRequest, CreateCardRequest, CreateExternalAccountRequest, ExternalAccount } from '../../schemas/external-accounts.js'
 import { externalAccountsStore, type EventMaker, type ExternalAccountRecord, type ExternalAccountsStore } from './store.js'
@@ -174,19 +173,13 @@ async function achRecord (app: FastifyInstance, organizationId: string, userId: 
   }
 }
 
-export async function createExternalAccount (app: FastifyInstance, organizationId: string, userId: string, input: CreateExternalAccountRequest): Promise<{ externalAccount: ExternalAccount, errors?: { metadata: ReturnType<ApiError['toJSON']> } }> {
+export async function createExternalAccount (app: FastifyInstance, organizationId: string, userId: string, input: CreateExternalAccountRequest): Promise<{ externalAccount: ExternalAccount, errors?: CreationErrors }> {
   await checkExternalAccountType(app, organizationId, input.type)
   const now = app.clock.iso()
   const record = input.type === 'card'
     ? await cardRecord(app, organizationId, userId, input, now)
     : await achRecord(app, organizationId, userId, input, now)
-  let metadata: MetadataRevision | undefined
-  let errors: { metadata: ReturnType<ApiError['toJSON']> } | undefined
-  if (input.metadata !== undefined) {
-    const revision = toRevision(input.metadata, now)
-    if (revision instanceof ApiError) errors = { metadata: revision.toJSON() }
-    else metadata = revision
-  }
+  const { metadata, errors } = metadataAtCreation(input.metadata, now)
   const created = await externalAccountsOf(app).create(record, externalAccountEvents(app), CARD_LIMIT, metadata)
   if (!created.ok) {
     if (created.reason === 'duplicate') throw record.type === 'card' ? duplicateCard() : duplicateBank()

@@ -4,8 +4,7 @@ import { randomUUID } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
 import { ApiError, conflict, entityNotFound } from '../errors.js'
 import { catalogueService } from '../catalogue/lookup.js'
-import { toRevision } from '../metadata/revision.js'
-import type { MetadataRevision } from '../storage/metadata.js'
+import { metadataAtCreation } from '../metadata/revision.js'
 import type { FileCategory } from '../../schemas/catalogue.js'
 import type { CreateFileRequest } from '../../schemas/files.js'
 import { filesStore, type FileRecord, type FilesStore } from './store.js'
@@ -49,13 +48,7 @@ export async function createFile (app: FastifyInstance, organizationId: string, 
     throw conflict('file_content_type_not_allowed', 'The file content type is not allowed for the specified category')
   }
   const now = app.clock.iso()
-  let metadata: MetadataRevision | undefined
-  let errors: { metadata: ReturnType<ApiError['toJSON']> } | undefined
-  if (input.metadata !== undefined) {
-    const revision = toRevision(input.metadata, now)
-    if (revision instanceof ApiError) errors = { metadata: revision.toJSON() }
-    else metadata = revision
-  }
+  const { metadata, errors } = metadataAtCreation(input.metadata, now)
   const record: FileRecord = {
     id: randomUUID(),
     organizationId,

@@ -40,3 +40,17 @@ export function toRevision (value: Record<string, unknown>, now: string): Metada
   if (serialized === undefined || codePoints(serialized) > METADATA_SIZE_LIMIT) return metadataTooLarge()
   return { value, json: serialized, etag: etagOf(serialized), updatedAt: now }
 }
+
+/** The answer's `errors` when metadata given at an entity's creation could not be stored. */
+export interface CreationErrors { metadata: ReturnType<ApiError['toJSON']> }
+
+/**
+ * Metadata given when an entity is created (a user, account, file, external account): its first
+ * revision, or, when it is over the limit, the `errors.metadata` the answer carries while the
+ * entity is created without it.
+ */
+export function metadataAtCreation (value: Record<string, unknown> | undefined, now: string): { metadata?: MetadataRevision, errors?: CreationErrors } {
+  if (value === undefined) return {}
+  const revision = toRevision(value, now)
+  return revision instanceof ApiError ? { errors: { metadata: revision.toJSON() } } : { metadata: revision }
+}

@@ -5,9 +5,8 @@
 import { randomUUID } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
 import { ApiError, conflict } from '../errors.js'
-import type { MetadataRevision } from '../storage/metadata.js'
 import type { User } from '../../schemas/users.js'
-import { toRevision } from '../metadata/revision.js'
+import { metadataAtCreation, type CreationErrors } from '../metadata/revision.js'
 import { countryAllows, subdivisionAllowsResidence } from '../catalogue/lookup.js'
 import type { CountryRestrictionScope } from '../../schemas/catalogue.js'
 
@@ -31,7 +30,7 @@ export interface NewUser {
 export interface CreatedUser {
   user: User
   /** Present when the metadata could not be stored: the body its own request would have had. */
-  errors?: { metadata: ReturnType<ApiError['toJSON']> }
+  errors?: CreationErrors
 }
 
 export const emailAlreadyExists = (): ApiError =>
@@ -114,13 +113,7 @@ export async function createUser (app: FastifyInstance, organizationId: string, 
     updatedAt: now
   })
 
-  let metadata: MetadataRevision | undefined
-  let errors: CreatedUser['errors']
-  if (input.metadata !== undefined) {
-    const revision = toRevision(input.metadata, now)
-    if (revision instanceof ApiError) errors = { metadata: revision.toJSON() }
-    else metadata = revision
-  }
+  const { metadata, errors } = metadataAtCreation(input.metadata, now)
 
   const event = app.events.build(organizationId, 'core.user.created', { user })
   const created = await app.storage.users.create({ id: user.id, organizationId, email: user.email, record: user, createdAt: now }, [event], metadata)

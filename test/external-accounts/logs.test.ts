@@ -14,7 +14,7 @@ t.test('no full card number in the logs, answers, events, rows or request log', 
   const user = await makeUser(app)
   const call: Call = async (method, url, { payload, headers = {} } = {}) =>
     await app.inject({ method, url, payload: payload as object, headers: { ...bearer(token), ...onBehalfOf(user.id), ...headers } })
-  await ready({ app, userId: user.id, call, renewToken: async () => {} })
+  await ready({ app, userId: user.id, call })
   const numbers = ['4111111111111111', '4000000000003220', '4000000000000002', '4000000000000069', '5105105105105100', '4000000000000101', '5555555555554444']
   const answers: string[] = []
   for (const n of numbers) answers.push((await call('POST', '/core/external-accounts', { payload: card(n) })).body)

@@ -1,38 +1,6 @@
-// Shared setup of the files tests: the app under the reference's names, a user acting through the
-// demo client, and calls checked against the app's own OpenAPI document.
-import type { Test } from 'tap'
-import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
-import { accessToken, bearer, build, makeUser, onBehalfOf, UUID_RE } from '../helpers.js'
-import { ownDocumentChecker } from '../catalogue/openapi-check.js'
-import type { Config } from '../../src/config.js'
+// Shared setup of the files tests (test/api-setup.ts) and the multipart form a browser posts.
 
-export const REQUEST_ID = 'x-uphold-request-id'
-
-export type Call = (method: 'GET' | 'POST' | 'DELETE', url: string, options?: { payload?: unknown, headers?: Record<string, string>, user?: string | null }) => Promise<LightMyRequestResponse>
-
-export interface Setup {
-  app: FastifyInstance
-  token: string
-  userId: string
-  /** An API call as the user (or as `user`, or as the client with `user: null`), checked against the document. */
-  call: Call
-  /** A new token for `call`: after the clock moved past the old one's lifetime. */
-  renewToken: () => Promise<void>
-}
-
-export async function setup (t: Test, overrides: Partial<Config> = {}): Promise<Setup> {
-  const app = await build(t, { serviceName: 'uphold', partnerArea: 'topper', ...overrides })
-  let token = await accessToken(app)
-  const check = await ownDocumentChecker(app)
-  const user = await makeUser(app)
-  const call: Call = async (method, url, { payload, headers = {}, user: as = user.id } = {}) => {
-    const res = await app.inject({ method, url, payload: payload as object, headers: { ...bearer(token), ...(as === null ? {} : onBehalfOf(as)), ...headers } })
-    t.match(res.headers[REQUEST_ID], UUID_RE, `${method} ${url}: request id`)
-    t.same(check(method, url, res), [], `${method} ${url} ${res.statusCode}: conforms to the app's own OpenAPI document`)
-    return res
-  }
-  return { app, token, userId: user.id, call, renewToken: async () => { token = await accessToken(app) } }
-}
+export { REQUEST_ID, setup, type Call, type Method, type Setup } from '../api-setup.js'
 
 export interface Upload { url: string, formData: Record<string, string>, expiresAt: string }
 
