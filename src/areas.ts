@@ -13,6 +13,7 @@ import capabilities from './capabilities/index.js'
 import accounts from './accounts/index.js'
 import externalAccounts from './external-accounts/index.js'
 import quotes from './quotes/index.js'
+import transactions from './transactions/index.js'
 import webhooks from './webhooks/index.js'
 import sandbox from './sandbox/index.js'
 
@@ -25,6 +26,7 @@ export const areas: readonly Area[] = [
   accounts,
   externalAccounts,
   quotes,
+  transactions,
   metadata,
   kyc,
   kycSharing,

@@ -28,6 +28,8 @@ export interface Config {
   unsupportedCountries: string[]
   kycReviewDelaySeconds: number
   cardCheckDelaySeconds: number
+  transactionSettlementSeconds: number
+  achSettlementSeconds: number
 }
 
 export class ConfigError extends Error {
@@ -68,6 +70,8 @@ export const VARIABLES: Array<{ name: string, flag?: string, default: string, de
   { name: 'MAX_CONNECTIONS', default: '1024', description: 'Open connections the server keeps at once; beyond, a new connection is closed as soon as it is accepted, without an answer, while the open ones are served.' },
   { name: 'RATE_LIMIT_PER_MINUTE', default: '0', description: 'Requests per minute per client before 429 `too_many_requests` (0: off). Failed authentications (401) count too: that many per minute per address, and per client id at the token endpoint.' },
   { name: 'KYC_REVIEW_DELAY_SECONDS', default: '5', description: 'How long (sandbox clock) the service takes to review KYC data it verifies itself (uphold-verified submissions, screening, risk) before the outcome; `POST /_sandbox/users/{userId}/kyc/{process}` forces one at once.' },
+  { name: 'TRANSACTION_SETTLEMENT_SECONDS', default: '5', description: 'How long (sandbox clock) a processing transaction takes to complete by itself; `POST /_sandbox/transactions/{transactionId}/status` moves it at once.' },
+  { name: 'ACH_SETTLEMENT_SECONDS', default: '60', description: 'How long (sandbox clock) the funds of a simulated ACH deposit stay unsettled: counted in `total` but not in `available`.' },
   { name: 'CARD_CHECK_DELAY_SECONDS', default: '5', description: 'How long (sandbox clock) the service takes to check a new card before it turns `ok`; `POST /_sandbox/external-accounts/{externalAccountId}/status` sets its status at once.' },
   { name: 'UNSUPPORTED_COUNTRIES', default: 'CU,IR,KP,SY', description: 'ISO 3166-1 codes that carry every restriction scope in the catalogue: answered 409 `country_not_supported`.' }
 ]
@@ -171,7 +175,9 @@ export function loadConfig (env: Source = {}, argv: string[] = []): Config {
     rateLimitPerMinute: integer(src, 'RATE_LIMIT_PER_MINUTE', 0, 0, 10_000_000),
     unsupportedCountries: countries === '' ? [] : countries.split(',').map(s => s.trim()),
     kycReviewDelaySeconds: integer(src, 'KYC_REVIEW_DELAY_SECONDS', 5, 0, 31_536_000),
-    cardCheckDelaySeconds: integer(src, 'CARD_CHECK_DELAY_SECONDS', 5, 0, 31_536_000)
+    cardCheckDelaySeconds: integer(src, 'CARD_CHECK_DELAY_SECONDS', 5, 0, 31_536_000),
+    transactionSettlementSeconds: integer(src, 'TRANSACTION_SETTLEMENT_SECONDS', 5, 0, 31_536_000),
+    achSettlementSeconds: integer(src, 'ACH_SETTLEMENT_SECONDS', 60, 0, 31_536_000)
   }
 }
 

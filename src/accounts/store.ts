@@ -43,6 +43,8 @@ export interface AccountsStore {
   get (organizationId: string, accountId: string): Promise<AccountRecord | undefined>
   /** An account by id, whichever organization: ids are unique across the sandbox. */
   find (accountId: string): Promise<AccountRecord | undefined>
+  /** The same, synchronously: for the ledger's events, built inside its write. */
+  findInWrite (accountId: string): AccountRecord | undefined
   /** A page of the user's accounts that are not archived, newest first; `assets` filters. */
   list (organizationId: string, userId: string, assets: string[] | undefined, offset: number, limit: number): Promise<AccountRecord[]>
   /** The user's default account of each asset (the oldest not archived), by asset code. */
@@ -149,6 +151,10 @@ export function accountsStore (db: Db): AccountsStore {
       return row === undefined ? undefined : toAccount(row)
     },
     async find (accountId) {
+      const row = find.get(accountId)
+      return row === undefined ? undefined : toAccount(row)
+    },
+    findInWrite (accountId) {
       const row = find.get(accountId)
       return row === undefined ? undefined : toAccount(row)
     },

@@ -76,6 +76,8 @@ export interface UserHoldings {
 export interface AccountLedger {
   balance: { total: string, available: string }
   hasPendingTransactions: boolean
+  /** Funds counted in `total` but not yet in `available` (ACH deposits), and when the last of them settle. */
+  unsettled?: { amount: string, settlementAt: string }
 }
 
 /** A cooldown that holds back features of an asset for a user. */

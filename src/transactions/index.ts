@@ -1,0 +1,32 @@
+// The ledger and transactions area: a double-entry ledger behind every balance, transactions that
+// commit quotes (with holds, 3-D Secure, travel-rule RFIs and settlement on the sandbox clock),
+// simulated deposits, and the ledger's answers to the accounts and users areas (balances,
+// pending transactions, unsettled funds).
+import type { FastifyInstance } from 'fastify'
+import { defineArea } from '../kit/area.js'
+import { migrations } from './migrations.js'
+import { followSettlements, ledgerOf } from './service.js'
+
+async function transactionsRoutes (app: FastifyInstance): Promise<void> {
+  const stop = followSettlements(app)
+  app.addHook('onClose', async () => { await stop() })
+}
+
+export default defineArea({
+  name: 'transactions',
+  // The `Transactions` tag is the quotes area's: quotes and the transactions that commit them.
+  tags: [],
+  migrations,
+  userHoldings: async (app, _organizationId, userId) => await ledgerOf(app).userHoldings(userId),
+  accountLedger: async (app, _organizationId, accountId) => {
+    const ledger = ledgerOf(app)
+    const [balance, hasPendingTransactions, unsettled] = await Promise.all([ledger.balance(accountId), ledger.accountPending(accountId), ledger.unsettled(accountId)])
+    return { balance, hasPendingTransactions, ...(unsettled === undefined ? {} : { unsettled: { amount: unsettled.amount, settlementAt: new Date(unsettled.settlementAt).toISOString() } }) }
+  },
+  // A deleted user's transactions leave their lists; the ledger keeps its records.
+  removeUser: app => {
+    const ledger = ledgerOf(app)
+    return (organizationId, userId) => { ledger.removeUser(organizationId, userId) }
+  },
+  plugin: transactionsRoutes
+})

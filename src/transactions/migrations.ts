@@ -1,0 +1,120 @@
+// The ledger and transactions area's tables. Append new migrations to the list; never edit one
+// that has shipped.
+import type { Migration } from '../storage/migrate.js'
+
+export const migrations: Migration[] = [{
+  name: '001-ledger',
+  sql: `
+-- A double-entry ledger. Every movement of funds is a set of postings of one transaction that sum
+-- to zero per asset, in each of the two columns: \`total\` (what the account holds) and
+-- \`available\` (what it may spend: total less holds and unsettled funds). Amounts are decimal
+-- strings. Accounts are the users' accounts (by id) and the organization's system accounts
+-- (\`system:<organizationId>:<kind>:<asset>\`: world, exchange, fees, holds, unsettled), which
+-- take the other side of every posting and may go negative; user accounts never do.
+--
+-- The running balance of each account, updated in the same SQLite transaction as its postings.
+-- user_id is null for system accounts.
+CREATE TABLE ledger_balances (
+  account_id TEXT PRIMARY KEY,
+  organization_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+  user_id TEXT,
+  asset TEXT NOT NULL,
+  total TEXT NOT NULL,
+  available TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+);
+CREATE INDEX ledger_balances_user ON ledger_balances(user_id) WHERE user_id IS NOT NULL;
+
+-- One posting: the change of both columns of one account, and the balance it left (the history
+-- the portfolio's read models use). at is ms on the sandbox clock.
+CREATE TABLE ledger_postings (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  organization_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+  transaction_id TEXT NOT NULL,
+  account_id TEXT NOT NULL,
+  user_id TEXT,
+  asset TEXT NOT NULL,
+  total TEXT NOT NULL,
+  available TEXT NOT NULL,
+  total_after TEXT NOT NULL,
+  available_after TEXT NOT NULL,
+  at INTEGER NOT NULL
+);
+CREATE INDEX ledger_postings_account ON ledger_postings(account_id, seq);
+CREATE INDEX ledger_postings_user ON ledger_postings(user_id, at, seq) WHERE user_id IS NOT NULL;
+CREATE INDEX ledger_postings_transaction ON ledger_postings(transaction_id);
+
+-- Funds credited but not yet settled (ACH deposits): they count in total, not in available,
+-- until settle_at (ms on the sandbox clock); settled_at is set when they become available.
+CREATE TABLE ledger_unsettled (
+  id TEXT PRIMARY KEY,
+  organization_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+  account_id TEXT NOT NULL,
+  transaction_id TEXT NOT NULL,
+  asset TEXT NOT NULL,
+  amount TEXT NOT NULL,
+  reason TEXT NOT NULL,
+  settle_at INTEGER NOT NULL,
+  settled_at INTEGER
+);
+CREATE INDEX ledger_unsettled_due ON ledger_unsettled(settle_at) WHERE settled_at IS NULL;
+CREATE INDEX ledger_unsettled_account ON ledger_unsettled(account_id) WHERE settled_at IS NULL;
+
+-- A transaction: what the API shows of it that never changes (body, JSON: origin, destination,
+-- denomination, fees, quotedAt) and its state. quote_id is unique: a quote commits once.
+-- origin_account_id is the account funds are held from; destination_account_id the account
+-- credited on completion. settle_at (ms) is when a processing transaction completes by itself;
+-- null while it waits for something (3-D Secure, an RFI, the control API).
+CREATE TABLE transactions (
+  id TEXT PRIMARY KEY,
+  organization_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+  user_id TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  quote_id TEXT UNIQUE,
+  status TEXT NOT NULL,
+  reason TEXT,
+  body TEXT NOT NULL,
+  origin_account_id TEXT,
+  destination_account_id TEXT,
+  hold_amount TEXT,
+  settle_at INTEGER,
+  authorization TEXT,
+  return_url TEXT,
+  withdrawal_key TEXT,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  completed_at TEXT,
+  created_ms INTEGER NOT NULL
+);
+CREATE INDEX transactions_due ON transactions(settle_at) WHERE settle_at IS NOT NULL;
+CREATE INDEX transactions_pending ON transactions(user_id, status) WHERE status IN ('processing', 'on-hold');
+CREATE INDEX transactions_withdrawal ON transactions(withdrawal_key) WHERE withdrawal_key IS NOT NULL;
+
+-- Who sees a transaction in their lists: the user who made it and the owner of each account it
+-- moves funds from or to, with that account. Lists read these indexes, newest first.
+CREATE TABLE transaction_parties (
+  transaction_id TEXT NOT NULL REFERENCES transactions(id) ON DELETE CASCADE,
+  organization_id TEXT NOT NULL,
+  user_id TEXT NOT NULL,
+  account_id TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  PRIMARY KEY (transaction_id, user_id, account_id)
+);
+CREATE INDEX transaction_parties_user ON transaction_parties(organization_id, user_id, created_at DESC, transaction_id DESC);
+CREATE INDEX transaction_parties_account ON transaction_parties(account_id, created_at DESC, transaction_id DESC);
+
+-- A request for information about a transaction (travel rule): status pending until answered
+-- (ok), expired or failed; data is the answer, JSON.
+CREATE TABLE transaction_rfis (
+  id TEXT PRIMARY KEY,
+  organization_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+  transaction_id TEXT NOT NULL REFERENCES transactions(id) ON DELETE CASCADE,
+  type TEXT NOT NULL,
+  status TEXT NOT NULL,
+  data TEXT,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+);
+CREATE INDEX transaction_rfis_transaction ON transaction_rfis(transaction_id, created_at);
+`
+}]
