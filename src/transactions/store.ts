@@ -526,7 +526,7 @@ export function ledgerStore (db: Db): LedgerStore {
             { accountId: f.account_id, userId: owner, asset: f.asset, total: '0', available: f.amount },
             { accountId: systemAccount(f.organization_id, 'unsettled', f.asset), userId: null, asset: f.asset, total: '0', available: new Decimal(f.amount).neg().toFixed() }
           ], a => systemAccount(f.organization_id, 'unsettled', a), now)
-          if (posted.ok) announce(f.organization_id, posted.moved, events)
+          if (posted.ok) announce(posted.moved, events)
         }
         return rows.length
       })
