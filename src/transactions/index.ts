@@ -6,10 +6,17 @@ import type { FastifyInstance } from 'fastify'
 import { defineArea } from '../kit/area.js'
 import { migrations } from './migrations.js'
 import { followSettlements, ledgerOf } from './service.js'
+import { transactionRoutes } from './routes.js'
+import { depositRoutes } from './deposits.js'
+import { rfiRoutes } from './rfis.js'
 
-async function transactionsRoutes (app: FastifyInstance): Promise<void> {
+async function transactionsArea (app: FastifyInstance): Promise<void> {
   const stop = followSettlements(app)
   app.addHook('onClose', async () => { await stop() })
+  // One context: the three share the area's schemas (each adds only its own).
+  await transactionRoutes(app)
+  await depositRoutes(app)
+  await rfiRoutes(app)
 }
 
 export default defineArea({
@@ -28,5 +35,5 @@ export default defineArea({
     const ledger = ledgerOf(app)
     return (organizationId, userId) => { ledger.removeUser(organizationId, userId) }
   },
-  plugin: transactionsRoutes
+  plugin: transactionsArea
 })

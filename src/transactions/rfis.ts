@@ -1,0 +1,6 @@
+// the requests-for-information operations.
+import type { FastifyInstance } from 'fastify'
+
+export async function rfiRoutes (app: FastifyInstance): Promise<void> {
+  void app
+}
