@@ -2,5 +2,5 @@
 import type { FastifyInstance } from 'fastify'
 
 export async function transactionRoutes (app: FastifyInstance): Promise<void> {
-  void app
+  app.log.trace('routes to come')
 }
