@@ -12,10 +12,13 @@ export interface CatalogueChanges {
   networks: NetworkEntry[]
   rails: Rail[]
   countries: CountryOverride[]
+  /** The pin in force now, by asset. */
   pins: Record<string, Pin>
+  /** Every pin of each asset, oldest first (absent or empty: the one of `pins`). */
+  pinHistory: Record<string, Pin[]>
 }
 
-export const noChanges = (): CatalogueChanges => ({ assets: [], networks: [], rails: [], countries: [], pins: {} })
+export const noChanges = (): CatalogueChanges => ({ assets: [], networks: [], rails: [], countries: [], pins: {}, pinHistory: {} })
 
 /** A rail is known by its network, method and asset: a fixture's rail with the same three replaces it. */
 export const railKey = (r: Pick<Rail, 'network' | 'method' | 'asset'>): string => `${r.network} ${r.method} ${r.asset}`
@@ -33,6 +36,7 @@ export class Catalogue implements PriceSource {
   readonly #countries: Map<string, Country>
   readonly #countryList: Country[]
   readonly #pins: Map<string, Pin>
+  readonly #pinHistory: Map<string, Pin[]>
 
   constructor (unsupportedCountries: readonly string[], changes: CatalogueChanges = noChanges()) {
     this.#assets = byCode(ASSETS, changes.assets)
@@ -43,6 +47,10 @@ export class Catalogue implements PriceSource {
     this.#countryList = buildCountries(unsupportedCountries, changes.countries)
     this.#countries = new Map(this.#countryList.map(c => [c.code, c]))
     this.#pins = new Map(Object.entries(changes.pins))
+    this.#pinHistory = new Map(Object.entries(changes.pins).map(([code, pin]) => {
+      const history = changes.pinHistory[code] ?? []
+      return [code, history.length > 0 ? history : [pin]]
+    }))
   }
 
   // ---- Assets and prices ----
@@ -50,6 +58,13 @@ export class Catalogue implements PriceSource {
   asset (code: string): AssetEntry | undefined { return this.#assets.get(code) }
   assets (): AssetEntry[] { return [...this.#assets.values()] }
   pin (code: string): Pin | undefined { return this.#pins.get(code) }
+  /** The pin in force at an instant: the asset's last one pinned at or before it. */
+  pinAt (code: string, ms: number): Pin | undefined {
+    const history = this.#pinHistory.get(code)
+    if (history === undefined) return undefined
+    for (let i = history.length - 1; i >= 0; i--) if (history[i].pinnedAt <= ms) return history[i]
+    return undefined
+  }
   pins (): Array<[string, Pin]> { return [...this.#pins.entries()] }
 
   // ---- Networks and rails ----

@@ -1,7 +1,7 @@
 // The price model. An asset's USD mid price is a deterministic function of the asset and an
 // instant on the sandbox clock: its base price moved by a smooth curve seeded by its code, so two
 // runs at the same clock time see the same numbers, at present and in the past. A pinned price
-// (POST /_sandbox/rates) replaces the curve from the instant it was pinned. Bid and ask sit a fixed
+// (POST /_sandbox/rates) replaces the curve from the instant it was pinned until the asset's next pin. Bid and ask sit a fixed
 // half-spread per asset type around the mid; cross rates go through USD.
 import { Decimal } from '../money/decimal.js'
 import type { Rate, RateInterval } from '../../schemas/catalogue.js'
@@ -14,6 +14,8 @@ export interface Pin { mid: string, pinnedAt: number }
 export interface PriceSource {
   asset: (code: string) => AssetEntry | undefined
   pin: (code: string) => Pin | undefined
+  /** The pin in force at an instant (the last one pinned at or before it). */
+  pinAt: (code: string, ms: number) => Pin | undefined
 }
 
 export interface Quote { bid: Decimal, mid: Decimal, ask: Decimal }
@@ -75,8 +77,8 @@ export function curveFactor (code: string, volatility: number, ms: number): Deci
 export function usdMid (source: PriceSource, code: string, ms: number): Decimal | undefined {
   const asset = source.asset(code)
   if (asset === undefined) return undefined
-  const pin = source.pin(code)
-  if (pin !== undefined && ms >= pin.pinnedAt) return new Decimal(pin.mid)
+  const pin = source.pinAt(code, ms)
+  if (pin !== undefined) return new Decimal(pin.mid)
   if (asset.usdPrice === undefined) return undefined
   return new Decimal(asset.usdPrice).times(curveFactor(code, asset.volatility ?? 0, ms)).toSignificantDigits(12)
 }

@@ -30,7 +30,8 @@ export default async function sandboxRates (app: FastifyInstance): Promise<void>
     summary: 'Pin a price',
     description: 'Pins an asset\'s USD mid price from the sandbox clock\'s now on, until `DELETE /_sandbox/rates` or a full reset: every rate that uses the asset, ' +
       'cross rates included, moves with it, and history from that instant on shows it (before it, the model\'s curve). Bid and ask keep their spread around it. ' +
-      'Pinning again replaces the price. An asset added by a fixture without a price gets one this way. USD, the base of every price, cannot be pinned.',
+      'Pinning again replaces the price from that instant on; the earlier pin stays in force in history between the two (pins at or after the new one\'s instant, ' +
+      'after the clock moved back, go). An asset added by a fixture without a price gets one this way. USD, the base of every price, cannot be pinned.',
     body: PinRateRequest,
     responses: {
       201: { description: 'The pinned price.', ...PinnedRate },

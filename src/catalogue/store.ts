@@ -19,7 +19,8 @@ CREATE TABLE catalogue_entries (
   value TEXT NOT NULL,
   PRIMARY KEY (kind, key)
 );
--- Pinned USD mid prices (POST /_sandbox/rates), in force from pinned_at (ms, sandbox clock).
+-- Pinned USD mid prices (POST /_sandbox/rates), in force from pinned_at (ms, sandbox clock)
+-- (002-pin-history keeps every pin of an asset).
 CREATE TABLE catalogue_pins (
   asset TEXT PRIMARY KEY,
   mid TEXT NOT NULL,
@@ -48,7 +49,7 @@ export interface CatalogueStore {
   putEntries: (entries: CatalogueEntries) => Promise<void>
   /** Adds or replaces entries inside a transaction the caller holds (a fixture's one write). */
   putEntriesNow: (entries: CatalogueEntries) => void
-  /** Pins an asset's USD mid price from an instant on. */
+  /** Pins an asset's USD mid price from an instant on (until its next pin; earlier pins stay in force before it). */
   pin: (asset: string, mid: string, pinnedAt: number) => Promise<void>
   /** Releases one asset's pinned price, or every one; answers how many were released. */
   release: (asset?: string) => Promise<number>
@@ -62,9 +63,11 @@ export function catalogueStore (db: Db): CatalogueStore {
   const version = db.prepare<[], { token: string }>('SELECT token FROM catalogue_version WHERE id = 1')
   const bump = db.prepare('INSERT INTO catalogue_version (id, token) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET token = excluded.token')
   const entries = db.prepare<[], { kind: string, key: string, value: string }>('SELECT kind, key, value FROM catalogue_entries ORDER BY rowid')
-  const pins = db.prepare<[], { asset: string, mid: string, pinned_at: number }>('SELECT asset, mid, pinned_at FROM catalogue_pins')
+  const pins = db.prepare<[], { asset: string, mid: string, pinned_at: number }>('SELECT asset, mid, pinned_at FROM catalogue_pins ORDER BY asset, pinned_at')
   const putEntry = db.prepare('INSERT INTO catalogue_entries (kind, key, value) VALUES (?, ?, ?) ON CONFLICT (kind, key) DO UPDATE SET value = excluded.value')
-  const putPin = db.prepare('INSERT INTO catalogue_pins (asset, mid, pinned_at) VALUES (?, ?, ?) ON CONFLICT (asset) DO UPDATE SET mid = excluded.mid, pinned_at = excluded.pinned_at')
+  // A pin replaces the asset's price from its instant on: later pins of the asset go (the clock may have moved back).
+  const dropLater = db.prepare('DELETE FROM catalogue_pins WHERE asset = ? AND pinned_at >= ?')
+  const putPin = db.prepare('INSERT INTO catalogue_pins (asset, mid, pinned_at) VALUES (?, ?, ?)')
   const releaseOne = db.prepare('DELETE FROM catalogue_pins WHERE asset = ?')
   const releaseAll = db.prepare('DELETE FROM catalogue_pins')
   const clearEntries = db.prepare('DELETE FROM catalogue_entries')
@@ -98,7 +101,11 @@ export function catalogueStore (db: Db): CatalogueStore {
           else if (row.kind === 'rail') changes.rails.push(value as Rail)
           else if (row.kind === 'country') changes.countries.push(value as CountryOverride)
         }
-        for (const p of pins.all()) changes.pins[p.asset] = { mid: p.mid, pinnedAt: p.pinned_at }
+        for (const p of pins.all()) {
+          const pin = { mid: p.mid, pinnedAt: p.pinned_at }
+          changes.pins[p.asset] = pin
+          ;(changes.pinHistory[p.asset] ??= []).push(pin)
+        }
         return { version: current(), changes }
       })()
     },
@@ -113,7 +120,7 @@ export function catalogueStore (db: Db): CatalogueStore {
     },
 
     async pin (asset, mid, pinnedAt) {
-      await write(() => putPin.run(asset, mid, pinnedAt))
+      await write(() => { dropLater.run(asset, pinnedAt); putPin.run(asset, mid, pinnedAt) })
     },
 
     async release (asset) {

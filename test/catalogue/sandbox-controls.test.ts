@@ -139,3 +139,27 @@ t.test('the rate controls are guarded by the admin token when one is set', async
   t.equal((await app.inject({ method: 'DELETE', url: '/_sandbox/rates' })).statusCode, 401)
   t.equal((await app.inject({ method: 'POST', url: '/_sandbox/rates', headers: bearer('a-long-enough-admin-token'), payload: { asset: 'BTC', mid: '1' } })).statusCode, 201)
 })
+
+t.test('pins keep their history: each is in force until the next; a pin after the clock moved back drops later ones', async t => {
+  const app = await build(t, { serviceName: 'uphold' })
+  const token = await accessToken(app)
+  const pin = async (mid: string) => await app.inject({ method: 'POST', url: '/_sandbox/rates', payload: { asset: 'ETH', mid } })
+  const start = Date.UTC(2026, 0, 1, 12)
+  await app.inject({ method: 'POST', url: '/_sandbox/clock', payload: { now: new Date(start).toISOString() } })
+  await pin('1000')
+  await app.inject({ method: 'POST', url: '/_sandbox/clock', payload: { now: new Date(start + 30 * 60_000).toISOString() } })
+  await pin('2000')
+  await app.inject({ method: 'POST', url: '/_sandbox/clock', payload: { now: new Date(start + 45 * 60_000).toISOString() } })
+  const history = async () => (await app.inject({ method: 'GET', url: '/core/assets/ETH/historical-rates?interval=one-hour', headers: bearer(token) })).json().historicalRates.USD as Array<{ timestamp: string, rate?: { mid: string } }>
+  const at = async (ms: number) => (await history()).find(p => p.timestamp === new Date(ms).toISOString())?.rate?.mid
+  t.equal(await at(start + 10 * 60_000), '1000', 'the first pin between the two')
+  t.equal(await at(start + 40 * 60_000), '2000', 'the second from its instant on')
+  t.not(await at(start - 10 * 60_000), '1000', 'the curve before the first')
+  t.same((await app.inject({ method: 'GET', url: '/_sandbox/rates' })).json().rates, [{ asset: 'ETH', mid: '2000', pinnedAt: new Date(start + 30 * 60_000).toISOString() }], 'the list shows the one in force')
+
+  await app.inject({ method: 'POST', url: '/_sandbox/clock', payload: { now: new Date(start + 20 * 60_000).toISOString() } })
+  await pin('1500')
+  await app.inject({ method: 'POST', url: '/_sandbox/clock', payload: { now: new Date(start + 45 * 60_000).toISOString() } })
+  t.equal(await at(start + 10 * 60_000), '1000')
+  t.equal(await at(start + 40 * 60_000), '1500', 'the later pin went')
+})
