@@ -14,6 +14,7 @@ import accounts from './accounts/index.js'
 import externalAccounts from './external-accounts/index.js'
 import quotes from './quotes/index.js'
 import transactions from './transactions/index.js'
+import portfolio from './portfolio/index.js'
 import webhooks from './webhooks/index.js'
 import sandbox from './sandbox/index.js'
 
@@ -27,6 +28,7 @@ export const areas: readonly Area[] = [
   externalAccounts,
   quotes,
   transactions,
+  portfolio,
   metadata,
   kyc,
   kycSharing,

@@ -65,6 +65,7 @@ export class Catalogue implements PriceSource {
     for (let i = history.length - 1; i >= 0; i--) if (history[i].pinnedAt <= ms) return history[i]
     return undefined
   }
+
   pins (): Array<[string, Pin]> { return [...this.#pins.entries()] }
 
   // ---- Networks and rails ----

@@ -1,0 +1,84 @@
+// The portfolio's reads of the ledger's tables (src/transactions/migrations.ts), read-only: a
+// user's running balances, the postings of their accounts with what each transaction paid, and
+// the transactions that completed in a statement period. Every statement is prepared once, here.
+import type { Db } from '../storage/db.js'
+
+export interface HeldBalance { accountId: string, asset: string, total: string, available: string }
+
+/** One posting on one of the user's accounts, with the origin of its transaction. */
+export interface UserPosting {
+  seq: number
+  accountId: string
+  asset: string
+  /** The change of the account's total (zero for a hold or its release). */
+  total: string
+  totalAfter: string
+  availableAfter: string
+  /** ms on the sandbox clock. */
+  at: number
+  transactionId: string
+  /** What left the transaction's origin (the whole amount paid, fees included). */
+  origin: { asset: string, amount: string } | undefined
+}
+
+export interface PortfolioStore {
+  /** The user's accounts' running balances. */
+  balances (userId: string): Promise<HeldBalance[]>
+  /** The postings on the user's accounts up to `until` (ms), oldest first. */
+  postings (userId: string, until: number): Promise<UserPosting[]>
+  /** Ids of the user's transactions completed between `from` and `to` (ISO instants, inclusive), newest first. */
+  completedBetween (organizationId: string, userId: string, from: string, to: string, offset: number, limit: number): Promise<string[]>
+}
+
+interface PostingRow {
+  seq: number,
+  account_id: string,
+  asset: string,
+  total: string,
+  total_after: string,
+  available_after: string,
+  at: number,
+  transaction_id: string
+  origin_asset: unknown,
+  origin_amount: unknown
+}
+
+export function portfolioStore (db: Db): PortfolioStore {
+  const balances = db.prepare<[string], { account_id: string, asset: string, total: string, available: string }>(
+    'SELECT account_id, asset, total, available FROM ledger_balances WHERE user_id = ? ORDER BY asset, account_id')
+  // Reads the ledger_postings_user index (user_id, at, seq).
+  const postings = db.prepare<[string, number], PostingRow>(`SELECT p.seq, p.account_id, p.asset, p.total, p.total_after, p.available_after, p.at, p.transaction_id,
+      json_extract(t.body, '$.origin.asset') AS origin_asset, json_extract(t.body, '$.origin.amount') AS origin_amount
+    FROM ledger_postings p LEFT JOIN transactions t ON t.id = p.transaction_id
+    WHERE p.user_id = ? AND p.at <= ? ORDER BY p.at, p.seq`)
+  // The user's transactions (through the transaction_parties_user index), completed in the period.
+  const completed = db.prepare<[string, string, string, string, number, number], string>(`SELECT t.id FROM transactions t
+    WHERE t.id IN (SELECT transaction_id FROM transaction_parties WHERE organization_id = ? AND user_id = ?)
+      AND t.status = 'completed' AND t.completed_at >= ? AND t.completed_at <= ?
+    ORDER BY t.completed_at DESC, t.id DESC LIMIT ? OFFSET ?`).pluck()
+
+  const originOf = (asset: unknown, amount: unknown): UserPosting['origin'] =>
+    typeof asset === 'string' && typeof amount === 'string' ? { asset, amount } : undefined
+
+  return {
+    async balances (userId) {
+      return balances.all(userId).map(b => ({ accountId: b.account_id, asset: b.asset, total: b.total, available: b.available }))
+    },
+    async postings (userId, until) {
+      return postings.all(userId, until).map(p => ({
+        seq: p.seq,
+        accountId: p.account_id,
+        asset: p.asset,
+        total: p.total,
+        totalAfter: p.total_after,
+        availableAfter: p.available_after,
+        at: p.at,
+        transactionId: p.transaction_id,
+        origin: originOf(p.origin_asset, p.origin_amount)
+      }))
+    },
+    async completedBetween (organizationId, userId, from, to, offset, limit) {
+      return completed.all(organizationId, userId, from, to, limit, offset)
+    }
+  }
+}

@@ -1,0 +1,71 @@
+// Shared setup of the portfolio tests: a user created at a fixed instant on a frozen sandbox clock,
+// ready to trade, with accounts in GBP, BTC, ETH and USD, and the steps of a history: pin prices,
+// move the clock, deposit (the engine's deposit()), trade (a quote, then createTransaction()) and
+// settle (the clock moved past the settlement delay).
+import type { Test } from 'tap'
+import { Decimal } from '../../src/money/decimal.js'
+import { deposit } from '../../src/transactions/service.js'
+import { createTransaction } from '../../src/transactions/service.js'
+import { ready, setup, type Call, type Setup } from '../accounts/support.js'
+import { DEMO_ORG, makeUser } from '../helpers.js'
+
+export { Decimal }
+export const ASSETS = ['GBP', 'BTC', 'ETH', 'USD'] as const
+export const CONTEXT = { ip: '47.174.97.164', agent: 'portfolio-test' }
+
+export interface History extends Setup {
+  /** The user the history is of (created at `start`). */
+  user: string
+  /** API calls as that user, checked against the app's own OpenAPI document. */
+  as: Call
+  accounts: Record<string, string>
+  /** Moves the frozen clock to an instant (ms). */
+  at: (ms: number) => Promise<void>
+  /** Pins an asset's USD mid price from the clock's now on. */
+  pin: (asset: string, mid: string) => Promise<void>
+  /** Credits an account of the user at once. */
+  fund: (asset: string, amount: string) => Promise<void>
+  /** Quotes and commits a trade between two of the user's accounts; answers the transaction. */
+  trade: (from: string, to: string, amount: string) => Promise<{ id: string, origin: { amount: string }, destination: { amount: string } }>
+}
+
+export async function history (t: Test, start: number): Promise<History> {
+  const s = await setup(t, { cardCheckDelaySeconds: 0 })
+  const { app } = s
+  const clock = async (payload: Record<string, unknown>) => {
+    const res = await app.inject({ method: 'POST', url: '/_sandbox/clock', payload })
+    if (res.statusCode !== 200) throw new Error(`clock: ${res.statusCode} ${res.body}`)
+  }
+  await clock({ frozen: true })
+  await clock({ now: new Date(start).toISOString() })
+  await s.renewToken()
+  const user = (await makeUser(app)).id
+  const as: Call = async (method, url, options = {}) => await s.call(method, url, { user, ...options })
+  await ready({ app, userId: user, call: as })
+  const accounts: Record<string, string> = {}
+  for (const asset of ASSETS) {
+    const res = await as('POST', '/core/accounts', { payload: { label: asset, asset } })
+    if (res.statusCode !== 201) throw new Error(res.body)
+    accounts[asset] = res.json().account.id
+  }
+  const at = async (ms: number) => {
+    await clock({ now: new Date(ms).toISOString() })
+    await s.renewToken()
+  }
+  const pin = async (asset: string, mid: string) => {
+    const res = await app.inject({ method: 'POST', url: '/_sandbox/rates', payload: { asset, mid } })
+    if (res.statusCode !== 201) throw new Error(`pin: ${res.body}`)
+  }
+  const fund = async (asset: string, amount: string) => {
+    await deposit(app, { organizationId: DEMO_ORG, userId: user, accountId: accounts[asset], originNode: { type: 'bank-address', network: 'fps' }, asset, amount })
+  }
+  const trade = async (from: string, to: string, amount: string) => {
+    const q = await as('POST', '/core/transactions/quote', {
+      payload: { origin: { type: 'account', id: accounts[from] }, destination: { type: 'account', id: accounts[to] }, denomination: { asset: from, amount } }
+    })
+    if (q.statusCode !== 201) throw new Error(`quote: ${q.body}`)
+    const { transaction } = await createTransaction(app, DEMO_ORG, user, { quoteId: q.json().quote.id }, CONTEXT)
+    return transaction as { id: string, origin: { amount: string }, destination: { amount: string } }
+  }
+  return { ...s, user, as, accounts, at, pin, fund, trade }
+}
