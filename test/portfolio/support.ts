@@ -4,8 +4,7 @@
 // settle (the clock moved past the settlement delay).
 import type { Test } from 'tap'
 import { Decimal } from '../../src/money/decimal.js'
-import { deposit } from '../../src/transactions/service.js'
-import { createTransaction } from '../../src/transactions/service.js'
+import { createTransaction, deposit } from '../../src/transactions/service.js'
 import { ready, setup, type Call, type Setup } from '../accounts/support.js'
 import { DEMO_ORG, makeUser } from '../helpers.js'
 
@@ -13,59 +12,79 @@ export { Decimal }
 export const ASSETS = ['GBP', 'BTC', 'ETH', 'USD'] as const
 export const CONTEXT = { ip: '47.174.97.164', agent: 'portfolio-test' }
 
-export interface History extends Setup {
-  /** The user the history is of (created at `start`). */
+export interface HistoryApp extends Setup {
+  /** Moves the frozen clock to an instant (ms). */
+  at: (ms: number) => Promise<void>
+  /** Moves the frozen clock by some seconds. */
+  advance: (seconds: number) => Promise<void>
+  /** Pins an asset's USD mid price from the clock's now on. */
+  pin: (asset: string, mid: string) => Promise<void>
+  /** A new user, created at the clock's now, ready to trade, with accounts in ASSETS. */
+  newUser: () => Promise<UserHistory>
+}
+
+export interface UserHistory {
   user: string
   /** API calls as that user, checked against the app's own OpenAPI document. */
   as: Call
   accounts: Record<string, string>
-  /** Moves the frozen clock to an instant (ms). */
-  at: (ms: number) => Promise<void>
-  /** Pins an asset's USD mid price from the clock's now on. */
-  pin: (asset: string, mid: string) => Promise<void>
   /** Credits an account of the user at once. */
   fund: (asset: string, amount: string) => Promise<void>
-  /** Quotes and commits a trade between two of the user's accounts; answers the transaction. */
+  /** Quotes `amount` of `from` into `to` between the user's accounts and commits it; answers the transaction (processing). */
   trade: (from: string, to: string, amount: string) => Promise<{ id: string, origin: { amount: string }, destination: { amount: string } }>
 }
 
-export async function history (t: Test, start: number): Promise<History> {
+export type History = HistoryApp & UserHistory
+
+/** The app on a frozen clock at `start`. */
+export async function historyApp (t: Test, start: number): Promise<HistoryApp> {
   const s = await setup(t, { cardCheckDelaySeconds: 0 })
   const { app } = s
   const clock = async (payload: Record<string, unknown>) => {
     const res = await app.inject({ method: 'POST', url: '/_sandbox/clock', payload })
     if (res.statusCode !== 200) throw new Error(`clock: ${res.statusCode} ${res.body}`)
+    await s.renewToken()
   }
   await clock({ frozen: true })
   await clock({ now: new Date(start).toISOString() })
-  await s.renewToken()
-  const user = (await makeUser(app)).id
-  const as: Call = async (method, url, options = {}) => await s.call(method, url, { user, ...options })
-  await ready({ app, userId: user, call: as })
-  const accounts: Record<string, string> = {}
-  for (const asset of ASSETS) {
-    const res = await as('POST', '/core/accounts', { payload: { label: asset, asset } })
-    if (res.statusCode !== 201) throw new Error(res.body)
-    accounts[asset] = res.json().account.id
-  }
-  const at = async (ms: number) => {
-    await clock({ now: new Date(ms).toISOString() })
-    await s.renewToken()
-  }
   const pin = async (asset: string, mid: string) => {
     const res = await app.inject({ method: 'POST', url: '/_sandbox/rates', payload: { asset, mid } })
     if (res.statusCode !== 201) throw new Error(`pin: ${res.body}`)
   }
-  const fund = async (asset: string, amount: string) => {
-    await deposit(app, { organizationId: DEMO_ORG, userId: user, accountId: accounts[asset], originNode: { type: 'bank-address', network: 'fps' }, asset, amount })
+  const newUser = async (): Promise<UserHistory> => {
+    const user = (await makeUser(app)).id
+    const as: Call = async (method, url, options = {}) => await s.call(method, url, { user, ...options })
+    await ready({ app, userId: user, call: as })
+    const accounts: Record<string, string> = {}
+    for (const asset of ASSETS) {
+      const res = await as('POST', '/core/accounts', { payload: { label: asset, asset } })
+      if (res.statusCode !== 201) throw new Error(res.body)
+      accounts[asset] = res.json().account.id
+    }
+    const fund = async (asset: string, amount: string) => {
+      await deposit(app, { organizationId: DEMO_ORG, userId: user, accountId: accounts[asset], originNode: { type: 'bank-address', network: 'fps' }, asset, amount })
+    }
+    const trade = async (from: string, to: string, amount: string) => {
+      const q = await as('POST', '/core/transactions/quote', {
+        payload: { origin: { type: 'account', id: accounts[from] }, destination: { type: 'account', id: accounts[to] }, denomination: { asset: from, amount } }
+      })
+      if (q.statusCode !== 201) throw new Error(`quote: ${q.body}`)
+      const { transaction } = await createTransaction(app, DEMO_ORG, user, { quoteId: q.json().quote.id }, CONTEXT)
+      return transaction as { id: string, origin: { amount: string }, destination: { amount: string } }
+    }
+    return { user, as, accounts, fund, trade }
   }
-  const trade = async (from: string, to: string, amount: string) => {
-    const q = await as('POST', '/core/transactions/quote', {
-      payload: { origin: { type: 'account', id: accounts[from] }, destination: { type: 'account', id: accounts[to] }, denomination: { asset: from, amount } }
-    })
-    if (q.statusCode !== 201) throw new Error(`quote: ${q.body}`)
-    const { transaction } = await createTransaction(app, DEMO_ORG, user, { quoteId: q.json().quote.id }, CONTEXT)
-    return transaction as { id: string, origin: { amount: string }, destination: { amount: string } }
+  return {
+    ...s,
+    at: async ms => { await clock({ now: new Date(ms).toISOString() }) },
+    advance: async seconds => { await clock({ advanceSeconds: seconds }) },
+    pin,
+    newUser
   }
-  return { ...s, user, as, accounts, at, pin, fund, trade }
+}
+
+/** The app on a frozen clock at `start`, and a user created then. */
+export async function history (t: Test, start: number): Promise<History> {
+  const h = await historyApp(t, start)
+  return { ...h, ...(await h.newUser()) }
 }

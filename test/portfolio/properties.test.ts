@@ -1,0 +1,75 @@
+// For random histories (deposits, trades left pending or settled, prices pinned between them),
+// the overview's holdings are the ledger's balances: one per asset with a total, the sum of its
+// accounts' total and available, and the summary is the sum of the holdings' values.
+import t from 'tap'
+import fc from 'fast-check'
+import { ledgerOf } from '../../src/transactions/service.js'
+import { Decimal, historyApp } from './support.js'
+
+const DECIMALS: Record<string, number> = { GBP: 2, BTC: 8, ETH: 18, USD: 2 }
+const asset = fc.constantFrom('GBP', 'BTC', 'ETH', 'USD')
+
+const deposit = fc.record({ kind: fc.constant('deposit' as const), asset, units: fc.integer({ min: 1, max: 1_000_000 }) })
+const step = fc.oneof(
+  { arbitrary: deposit, weight: 1 },
+  { arbitrary: fc.record({ kind: fc.constant('trade' as const), from: asset, to: asset, percent: fc.integer({ min: 1, max: 100 }) }), weight: 3 },
+  { arbitrary: fc.record({ kind: fc.constant('settle' as const) }), weight: 1 },
+  { arbitrary: fc.record({ kind: fc.constant('pin' as const), asset: fc.constantFrom('GBP', 'BTC', 'ETH'), percent: fc.integer({ min: 50, max: 150 }) }), weight: 1 }
+)
+// Every history starts with two deposits, so that most trades have funds to spend.
+const steps = fc.tuple(deposit, deposit, fc.array(step, { minLength: 1, maxLength: 8 })).map(([a, b, rest]) => [a, b, ...rest])
+const BASE: Record<string, string> = { GBP: '1.25', BTC: '50000', ETH: '2500' }
+
+t.test('the overview\'s holdings equal the ledger\'s balances', async t => {
+  const h = await historyApp(t, Date.UTC(2030, 0, 15, 10))
+  let runs = 0
+  let trades = 0
+  let pending = 0
+  await fc.assert(fc.asyncProperty(steps, async history => {
+    runs++
+    const u = await h.newUser()
+    const ledger = ledgerOf(h.app)
+    for (const s of history) {
+      if (s.kind === 'deposit') {
+        // Up to 10 000 GBP or USD, 0.1 BTC, 1 ETH, in the asset's smallest units of a few decimals.
+        await u.fund(s.asset, new Decimal(s.units).div(s.asset === 'BTC' ? 1e7 : s.asset === 'ETH' ? 1e6 : 100).toFixed())
+      } else if (s.kind === 'trade') {
+        if (s.from === s.to) continue
+        const available = new Decimal((await ledger.balance(u.accounts[s.from])).available)
+        const amount = available.times(s.percent).div(100).toDecimalPlaces(DECIMALS[s.from], Decimal.ROUND_DOWN)
+        if (amount.isZero()) continue
+        // A quote the pricing refuses (too small for the destination) changes nothing.
+        if (await u.trade(s.from, s.to, amount.toFixed()).catch(() => undefined) !== undefined) trades++
+      } else if (s.kind === 'settle') {
+        await h.advance(6)
+      } else {
+        await h.pin(s.asset, new Decimal(BASE[s.asset]).times(s.percent).div(100).toFixed())
+      }
+      await h.advance(1)
+    }
+
+    const expected = new Map<string, { total: Decimal, available: Decimal }>()
+    for (const b of await ledger.userBalances(u.user)) {
+      const e = expected.get(b.asset) ?? { total: new Decimal(0), available: new Decimal(0) }
+      expected.set(b.asset, { total: e.total.plus(b.total), available: e.available.plus(b.available) })
+    }
+    const res = await u.as('GET', '/core/portfolio?includeBase=true')
+    t.equal(res.statusCode, 200)
+    const overview = res.json() as { summary: { total: string, available: string }, holdings: Array<{ asset: string, total: string, available: string, baseTotal: string, baseAvailable: string }> }
+    const held = [...expected.entries()].filter(([, b]) => !b.total.isZero()).sort(([a], [b]) => a < b ? -1 : 1)
+    t.same(overview.holdings.map(x => x.asset), held.map(([a]) => a), 'one holding per asset with a total')
+    if (held.some(([, b]) => !b.total.eq(b.available))) pending++
+    for (const [code, b] of held) {
+      const holding = overview.holdings.find(x => x.asset === code)!
+      t.ok(new Decimal(holding.baseTotal).eq(b.total), `${code}: total ${holding.baseTotal} = ${b.total.toFixed()}`)
+      t.ok(new Decimal(holding.baseAvailable).eq(b.available), `${code}: available ${holding.baseAvailable} = ${b.available.toFixed()}`)
+      t.ok(new Decimal(holding.available).lte(holding.total), `${code}: available value <= total value`)
+    }
+    const sum = (k: 'total' | 'available') => overview.holdings.reduce((a, x) => a.plus(x[k]), new Decimal(0)).toFixed(2)
+    t.same(overview.summary, { total: sum('total'), available: sum('available') }, 'the summary sums the holdings')
+    return true
+  }), { numRuns: 30 })
+  t.equal(runs, 30)
+  t.ok(trades > 0, `${trades} trades committed`)
+  t.ok(pending > 0, `${pending} histories end with funds held`)
+})
