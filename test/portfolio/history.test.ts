@@ -3,7 +3,7 @@
 // by hand from the history's steps: the amounts it moved, the prices pinned, the instants.
 import t, { type Test } from 'tap'
 import { randomUUID } from 'node:crypto'
-import { ledgerOf, transactionView } from '../../src/transactions/service.js'
+import { changeTransactionStatus, ledgerOf, transactionView } from '../../src/transactions/service.js'
 import { DEMO_ORG, waitFor } from '../helpers.js'
 import { Decimal, history, type History } from './support.js'
 import type { DecimalValue } from '../../src/money/decimal.js'
@@ -295,4 +295,31 @@ t.test('performance is for individual users; the rest for any user; a client is 
   t.equal((await h.as('GET', '/core/portfolio/historical-balance', { user: id })).statusCode, 200)
   t.equal((await h.as('GET', '/core/portfolio', { user: null })).statusCode, 403)
   t.equal((await h.as('GET', '/core/statements/portfolio?period=one-month&year=2029&month=1', { user: null })).statusCode, 403)
+})
+
+t.test('the transactions statement lists completed transactions only, by completion month', async t => {
+  const h = await history(t, T0)
+  await h.pin('GBP', '1.25')
+  await h.pin('BTC', '50000')
+  await h.fund('GBP', '1000')
+  const failed = await h.trade('GBP', 'BTC', '100')
+  t.match(await changeTransactionStatus(h.app, failed.id, 'failed'), { status: 'failed' })
+  // Created on January 31st, completed on February 1st: February's.
+  await h.at(Date.UTC(2030, 1, 1) - 2000)
+  const late = await h.trade('GBP', 'BTC', '100')
+  await h.at(Date.UTC(2030, 1, 1) + 3000)
+  await waitFor(async () => (await ledgerOf(h.app).get(undefined, late.id))?.status === 'completed')
+  const pending = await h.trade('GBP', 'BTC', '100')
+  await h.at(Date.UTC(2030, 2, 1))
+  await waitFor(async () => (await ledgerOf(h.app).get(undefined, pending.id))?.status === 'completed', { what: 'completed when the clock moved' })
+  const ids = async (month: number) => (await h.as('GET', `/core/statements/transactions?period=one-month&year=2030&month=${month}`)).json()
+    .statement.transactions.map((x: { transaction: { id: string } }) => x.transaction.id)
+  const january = await ids(1)
+  t.equal(january.length, 1, 'January: the deposit only')
+  t.notOk(january.includes(failed.id), 'a failed transaction moved nothing')
+  t.same(await ids(2), [late.id], 'February: created in January, completed in February')
+  await h.at(Date.UTC(2030, 3, 1))
+  t.same(await ids(3), [pending.id], 'March: completed when the clock reached March 1st')
+  // January's portfolio statement: the failed trade's hold is released, the late one not yet debited.
+  t.same((await h.as('GET', '/core/statements/portfolio?period=one-month&year=2030&month=1')).json().statement.holdings, [{ asset: 'GBP', total: '1000.00' }])
 })
