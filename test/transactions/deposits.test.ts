@@ -4,7 +4,7 @@
 // ledger show it, ACH funds unsettled until the clock moves, and the events at a real receiver.
 import t from 'tap'
 import { ready, setup, type Setup } from '../accounts/support.js'
-import { DEMO_ORG, makeUser } from '../helpers.js'
+import { DEMO_ORG, accessToken, bearer, makeUser, onBehalfOf } from '../helpers.js'
 import { addEndpoint, managementLink, startReceiver } from '../webhooks/support.js'
 import { ledgerOf } from '../../src/transactions/service.js'
 
@@ -291,4 +291,38 @@ t.test('crypto deposits: the address and reference of a deposit method, each che
   const closed = await s.call('POST', CRYPTO, { payload: { network: 'litecoin', address: 'LVg2kJoFNg45Nbpy53h7Fe1wKyeXVRhMH9', asset: 'LTC', amount: '1' } })
   t.equal(closed.statusCode, 409)
   t.same(closed.json(), { code: 'rail_feature_not_available', message: 'The \'deposit\' feature is not available for the rail', details: { feature: 'deposit' } })
+})
+
+t.test('funds reaching an archived account by its reference unarchive it; a token without the scope is refused', async t => {
+  const s = await readyUser(t)
+  const receiver = await startReceiver(t)
+  await account(s, 'GBP', 'Main')
+  await s.app.inject({ method: 'POST', url: '/_sandbox/clock', payload: { advanceSeconds: 1 } })
+  const old = await account(s, 'GBP', 'Old')
+  const details = await method(s, old, 'bank', 'GBP', 'fps')
+  t.equal((await s.call('DELETE', `/core/accounts/${old}`)).statusCode, 204)
+  await addEndpoint(s.app, await managementLink(s.app), { url: receiver.url, eventTypes: ['core.account.unarchived'] })
+
+  const res = await s.call('POST', BANK, { payload: { network: 'fps', sortCode: details.sortCode, accountNumber: details.accountNumber, reference: details.reference, asset: 'GBP', amount: '10' } })
+  t.equal(res.statusCode, 202, res.body)
+  const [unarchived] = await receiver.waitFor(1)
+  t.match(JSON.parse(unarchived!.body), { type: 'core.account.unarchived', data: { account: { id: old } } })
+  const listed = (await s.call('GET', '/core/accounts?asset=GBP')).json().accounts.map((a: { id: string }) => a.id)
+  t.ok(listed.includes(old), 'listed again')
+  t.same(await balanceOf(s, old), { total: '10', available: '10' })
+
+  const narrow = await accessToken(s.app, { scope: 'core.accounts:read core.users:act-on-behalf-of' })
+  const refused = await s.app.inject({ method: 'POST', url: BANK, headers: { ...bearer(narrow), ...onBehalfOf(s.userId) }, payload: { network: 'wire', accountNumber: '123456789', amount: '10' } })
+  t.equal(refused.statusCode, 403)
+  t.equal(refused.json().code, 'token_insufficient_scopes')
+})
+
+t.test('ACH_SETTLEMENT_SECONDS=0: ACH funds are available at once', async t => {
+  const s = await setup(t, { achSettlementSeconds: 0 })
+  await ready(s)
+  const usd = await account(s, 'USD')
+  const details = await method(s, usd, 'bank', 'USD', 'ach')
+  const res = await s.call('POST', BANK, { payload: { network: 'ach', accountNumber: details.accountNumber, routingNumber: SANDBOX_ROUTING, amount: '10' } })
+  t.equal(res.statusCode, 202)
+  t.same(await balanceOf(s, usd), { total: '10', available: '10' })
 })

@@ -4,7 +4,7 @@
 // updated; transactions of other users are not found; events reach a real receiver in order.
 import t from 'tap'
 import { quoteSetup, type QuoteSetup } from '../quotes/support.js'
-import { DEMO_ORG, makeUser } from '../helpers.js'
+import { DEMO_ORG, accessToken, bearer, makeUser, onBehalfOf } from '../helpers.js'
 import { addEndpoint, managementLink, startReceiver } from '../webhooks/support.js'
 import { changeTransactionStatus, createTransaction, ledgerOf } from '../../src/transactions/service.js'
 import { travelRuleData } from '../../src/transactions/rfis.js'
@@ -158,6 +158,12 @@ t.test('404s: unknown transaction, unknown RFI, another user\'s transaction; 400
 
   const badId = await s.call('GET', rfisUrl('not-a-uuid'))
   t.equal(badId.statusCode, 400)
+  const readOnly = await accessToken(s.app, { scope: 'core.transactions.requests-for-information:read core.users:act-on-behalf-of' })
+  const headers = { ...bearer(readOnly), ...onBehalfOf(s.userId) }
+  t.equal((await s.app.inject({ method: 'GET', url: rfisUrl(held.id, rfi.id), headers })).statusCode, 200, 'reading needs :read')
+  const put = await s.app.inject({ method: 'PUT', url: rfisUrl(held.id, rfi.id), headers, payload: { data: { name: 'John Doe' } } })
+  t.equal(put.statusCode, 403, 'answering needs :update')
+  t.same(put.json().details, { security: [{ scheme: 'OAuth', schemeScopes: ['core.transactions.requests-for-information:update'], tokenScopes: ['core.transactions.requests-for-information:read', 'core.users:act-on-behalf-of'] }] })
   const client = await s.call('GET', rfisUrl(held.id), { user: null })
   t.equal(client.statusCode, 403)
   t.equal(client.json().code, 'token_subject_not_allowed')
