@@ -1,8 +1,8 @@
 // The accounts area's store: accounts and deposit methods. Every statement is prepared once, here;
 // request-path writes go through the group commit, with their events in the same write. The ledger
 // (area 5) finds an account from deposit details with `routeDeposit` (or a payment reference with
-// `routeReference`), and unarchives an account
-// funds arrive at with `unarchiveInWrite`, inside its own write.
+// `routeReference`), and unarchives an account funds arrive at with `unarchiveInWrite`, inside
+// its own write.
 import { groupCommit, type Db } from '../storage/db.js'
 import { recordEvent } from '../storage/outbox.js'
 import { memoOf } from '../storage/memo.js'
