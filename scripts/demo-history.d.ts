@@ -5,7 +5,7 @@ export interface DemoRequest {
 export type DemoCall = (method: string, path: string, body?: unknown, headers?: Record<string, string>) => Promise<any>
 export function demoHistory (options: {
   request: DemoRequest
-  deposit: (deposit: { userId: string, accountId: string, asset: string, amount: string, call: DemoCall }) => Promise<void>
+  deposit?: (deposit: { userId: string, accountId: string, asset: string, amount: string, call: DemoCall }) => Promise<void>
   commit?: (commit: { userId: string, quoteId: string, call: DemoCall, context: Record<string, string> }) => Promise<void>
   weeks?: number
   serviceName?: string

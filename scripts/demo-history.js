@@ -21,11 +21,12 @@ const WEEK = 7 * 24 * 3_600_000
 
 /**
  * Builds the history. `request` sends one HTTP request to the sandbox and answers its status and
- * JSON body; `deposit` credits the user's GBP account (the CLI simulates an FPS bank deposit).
+ * JSON body; `deposit` credits the user's GBP account (by default a simulated FPS bank deposit) and
+ * `commit` commits a quote (by default `POST /core/transactions`).
  *
  * @param {object} options
  * @param {(method: string, path: string, init?: { body?: unknown, headers?: Record<string, string> }) => Promise<{ status: number, json: any }>} options.request
- * @param {(deposit: { userId: string, accountId: string, asset: string, amount: string, call: Function }) => Promise<void>} options.deposit
+ * @param {(deposit: { userId: string, accountId: string, asset: string, amount: string, call: Function }) => Promise<void>} [options.deposit]
  * @param {(commit: { userId: string, quoteId: string, call: Function, context: Record<string, string> }) => Promise<void>} [options.commit]
  * @param {number} [options.weeks]
  * @param {string} [options.serviceName]
@@ -35,7 +36,7 @@ const WEEK = 7 * 24 * 3_600_000
  * @param {(line: string) => void} [options.log]
  */
 export async function demoHistory ({
-  request, deposit, commit = commitQuote, weeks = 52, serviceName = 'service', clientId = 'sandbox-demo-client', clientSecret = 'sandbox-demo-secret',
+  request, deposit = fpsDeposit, commit = commitQuote, weeks = 52, serviceName = 'service', clientId = 'sandbox-demo-client', clientSecret = 'sandbox-demo-secret',
   adminToken, log = () => {}
 }) {
   const fail = (what, res) => { throw new Error(`${what}: ${res.status} ${JSON.stringify(res.json)}`) }
@@ -128,11 +129,11 @@ async function commitQuote ({ quoteId, call, context }) {
   await call('POST', '/core/transactions', { quoteId }, context)
 }
 
-/** The CLI's deposit: the account's FPS details, then a simulated bank deposit to them. */
+/** A deposit: the account's FPS details, then a simulated bank deposit to them (`core.simulate-bank-deposit`). */
 async function fpsDeposit ({ accountId, asset, amount, call }) {
   const { depositMethod } = await call('PUT', `/core/accounts/${accountId}/deposit-method?type=bank&asset=${asset}&network=fps`)
-  const { sortCode, accountNumber } = depositMethod.details
-  await call('POST', '/core/accounts/test-helpers/bank-deposits', { network: 'fps', sortCode, accountNumber, asset, amount })
+  const { sortCode, accountNumber, reference } = depositMethod.details
+  await call('POST', '/core/accounts/test-helpers/bank-deposits', { network: 'fps', sortCode, accountNumber, reference, asset, amount })
 }
 
 function flags (argv) {
@@ -156,6 +157,6 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     const text = await res.text()
     return { status: res.status, json: text === '' ? undefined : JSON.parse(text) }
   }
-  const result = await demoHistory({ request, deposit: fpsDeposit, weeks: Number(weeks), ...rest, log: line => { process.stderr.write(`${line}\n`) } })
+  const result = await demoHistory({ request, weeks: Number(weeks), ...rest, log: line => { process.stderr.write(`${line}\n`) } })
   process.stdout.write(`${JSON.stringify(result, null, 2)}\n`)
 }

@@ -2,7 +2,7 @@
 // every month's statements answered, a year of historical balance, the clock put back.
 import t from 'tap'
 import { demoHistory } from '../../scripts/demo-history.js'
-import { createTransaction, deposit } from '../../src/transactions/service.js'
+import { createTransaction } from '../../src/transactions/service.js'
 import { build, DEMO_ORG } from '../helpers.js'
 
 t.test('a year of history for a demo', async t => {
@@ -16,10 +16,8 @@ t.test('a year of history for a demo', async t => {
   const result = await demoHistory({
     request,
     serviceName: 'uphold',
-    // Until the simulated deposit and create-transaction routes are on this branch: the engine's own.
-    deposit: async ({ userId, accountId, asset, amount }) => {
-      await deposit(app, { organizationId: DEMO_ORG, userId, accountId, originNode: { type: 'bank-address', network: 'fps' }, asset, amount })
-    },
+    // Deposits through the simulated bank deposit, as the CLI makes them. Until the create-transaction
+    // route is on this branch, quotes are committed with the engine's own function.
     commit: async ({ userId, quoteId }) => {
       await createTransaction(app, DEMO_ORG, userId, { quoteId }, { ip: '47.174.97.164', agent: 'demo-history' })
     }

@@ -1,6 +1,6 @@
 // Shared setup of the portfolio tests: a user created at a fixed instant on a frozen sandbox clock,
 // ready to trade, with accounts in GBP, BTC, ETH and USD, and the steps of a history: pin prices,
-// move the clock, deposit (the engine's deposit()), trade (a quote, then createTransaction()) and
+// move the clock, deposit (the deposit test helpers), trade (a quote, then createTransaction()) and
 // settle (the clock moved past the settlement delay).
 import type { Test } from 'tap'
 import { Decimal } from '../../src/money/decimal.js'
@@ -61,8 +61,20 @@ export async function historyApp (t: Test, start: number): Promise<HistoryApp> {
       if (res.statusCode !== 201) throw new Error(res.body)
       accounts[asset] = res.json().account.id
     }
+    // Through the deposit test helpers, to the account's own deposit details (its FPS reference; its Ethereum address); USD and BTC through the engine.
     const fund = async (asset: string, amount: string) => {
-      await deposit(app, { organizationId: DEMO_ORG, userId: user, accountId: accounts[asset], originNode: { type: 'bank-address', network: 'fps' }, asset, amount })
+      const via = asset === 'GBP' ? { type: 'bank', network: 'fps' } : asset === 'ETH' ? { type: 'crypto', network: 'ethereum' } : undefined
+      if (via === undefined) {
+        await deposit(app, { organizationId: DEMO_ORG, userId: user, accountId: accounts[asset], originNode: { type: 'bank-address', network: 'fps' }, asset, amount })
+        return
+      }
+      const method = await as('PUT', `/core/accounts/${accounts[asset]}/deposit-method?type=${via.type}&asset=${asset}&network=${via.network}`)
+      if (method.statusCode !== 201 && method.statusCode !== 200) throw new Error(`deposit method: ${method.body}`)
+      const details = method.json().depositMethod.details
+      const res = via.type === 'bank'
+        ? await as('POST', '/core/accounts/test-helpers/bank-deposits', { payload: { network: 'fps', sortCode: details.sortCode, accountNumber: details.accountNumber, reference: details.reference, asset, amount } })
+        : await as('POST', '/core/accounts/test-helpers/crypto-deposits', { payload: { network: 'ethereum', address: details.address, asset, amount, remitter: { addresses: ['0x742d35Cc6634C0532925a3b844Bc454e4438f44e'] } } })
+      if (res.statusCode !== 202) throw new Error(`deposit: ${res.statusCode} ${res.body}`)
     }
     const trade = async (from: string, to: string, amount: string) => {
       const q = await as('POST', '/core/transactions/quote', {
