@@ -323,3 +323,28 @@ t.test('the transactions statement lists completed transactions only, by complet
   // January's portfolio statement: the failed trade's hold is released, the late one not yet debited.
   t.same((await h.as('GET', '/core/statements/portfolio?period=one-month&year=2030&month=1')).json().statement.holdings, [{ asset: 'GBP', total: '1000.00' }])
 })
+
+t.test('bad inputs are 400 request_invalid, never a 5xx', async t => {
+  const h = await history(t, T0)
+  const bad: Array<[string, string, unknown?]> = [
+    ['GET', '/core/portfolio?includeBase=maybe'],
+    ['GET', '/core/portfolio?denomination='],
+    ['GET', '/core/portfolio/historical-balance?interval=five-years'],
+    ['GET', '/core/portfolio/accounts/not-a-uuid/performance'],
+    ['GET', '/core/portfolio/accounts/not-a-uuid/historical-balance'],
+    ['POST', '/core/portfolio/assets/_mget/performance', { codes: [] }],
+    ['POST', '/core/portfolio/assets/_mget/performance', { codes: Array.from({ length: 101 }, (_, i) => `A${i}`) }],
+    ['POST', '/core/portfolio/assets/_mget/performance', {}],
+    ['POST', '/core/portfolio/accounts/_mget/performance', { ids: ['nope'] }],
+    ['GET', '/core/statements/portfolio?period=one-week&year=2030&month=1'],
+    ['GET', '/core/statements/portfolio?period=one-month&year=abc&month=1'],
+    ['GET', '/core/statements/portfolio?period=one-month&year=2009&month=1'],
+    ['GET', '/core/statements/transactions?period=one-month&year=2030&month=1&perPage=101'],
+    ['GET', '/core/statements/transactions?period=one-month&year=2030&month=1&page=0']
+  ]
+  for (const [method, url, payload] of bad) {
+    const res = await h.as(method as 'GET', url, payload === undefined ? {} : { payload })
+    t.equal(res.statusCode, 400, `${method} ${url}`)
+    t.equal(res.json().code, 'request_invalid')
+  }
+})
