@@ -19,7 +19,7 @@ import type { ExternalAccountRecord } from '../external-accounts/store.js'
 import { checkQuotePermissions } from '../external-accounts/permissions.js'
 import type { ApmMethod, CreateQuoteRequest, DestinationNodeView, OriginNodeView, Quote } from '../../schemas/quotes.js'
 import { price } from './pricing.js'
-import { quotesStore, type ConsumeResult, type QuotesStore } from './store.js'
+import { quotesStore, type ConsumeResult, type QuoteRecord, type QuotesStore } from './store.js'
 
 export const quotesOf = (app: FastifyInstance): QuotesStore => app.storage.store(quotesStore)
 
@@ -208,6 +208,45 @@ async function checkLimits (app: FastifyInstance, catalogue: Catalogue, userId: 
   }
 }
 
+/**
+ * `transacting-unsettled-funds`: the origin account's available balance does not cover `amount`,
+ * but would with its funds not yet settled (ACH deposits). Without enough even then, the quote is
+ * given, and committing it answers `insufficient_balance`.
+ */
+async function checkUnsettledFunds (app: FastifyInstance, organizationId: string, accountId: string, amount: string, decimals: number): Promise<void> {
+  const ledger = await app.areas.accountLedger(app, organizationId, accountId)
+  const available = new Decimal(ledger.balance.available)
+  if (ledger.unsettled === undefined || available.gte(amount) || available.plus(ledger.unsettled.amount).lt(amount)) return
+  throw amountInvalid('The amount is invalid due to unsettled funds', {
+    rule: 'transacting-unsettled-funds',
+    unsettledFunds: {
+      settlementAt: ledger.unsettled.settlementAt,
+      shortfallAmount: new Decimal(amount).minus(available).toFixed(decimals),
+      reasons: ['pending-ach-deposit-settlement']
+    }
+  })
+}
+
+/**
+ * The capabilities committing a quote needs: those it was quoted with, from its stored nodes and
+ * limit group (the user's capabilities may have changed since).
+ */
+export function quoteCapabilities (record: QuoteRecord): CapabilityCode[] {
+  const { origin, destination } = record.quote
+  const side = (node: DestinationNodeView, asset: string, externalKind: Resolved['kind']): Resolved => {
+    if (node.type === 'account') return { asset, view: node, kind: 'account', ownerId: node.ownerId }
+    if (node.type === 'external-account') return { asset, view: node, kind: externalKind, ownerId: node.ownerId }
+    if (node.type === 'apm') return { asset, view: node, kind: 'apm', method: node.method }
+    return { asset, view: node, kind: 'crypto' }
+  }
+  const group = record.limitGroup
+  return capabilitiesFor(
+    record.userId,
+    side(origin.node, origin.asset, group === 'card-deposit' ? 'card' : 'bank'),
+    side(destination.node, destination.asset, group === 'card-withdrawal' ? 'card' : 'bank')
+  )
+}
+
 export async function createQuote (app: FastifyInstance, organizationId: string, userId: string, input: CreateQuoteRequest): Promise<Quote> {
   await checkQuotePermissions(app, organizationId, input)
   const now = app.clock.now()
@@ -249,6 +288,7 @@ export async function createQuote (app: FastifyInstance, organizationId: string,
   if (new Decimal(priced.destination).lte(0)) {
     throw amountInvalid('The amount minimum limit was not met', { rule: 'minimum-limit-not-met', limit: { minimumAmount: asNumber(cut(new Decimal(MINIMUM_USD).times(midRate(catalogue, 'USD', denomination.code, now)!), denomination.decimals, 'pay')) } })
   }
+  if (input.origin.type === 'account') await checkUnsettledFunds(app, organizationId, input.origin.id, priced.origin, decimalsOf(catalogue, origin.asset))
   await requireCapabilities(app, organizationId, userId, capabilitiesFor(userId, origin, destination))
 
   const requirements: Quote['requirements'] = []

@@ -209,6 +209,8 @@ export interface LedgerStore {
 
   /** A transaction of the organization (any organization when undefined), or undefined. */
   get (organizationId: string | undefined, id: string): Promise<TransactionRecord | undefined>
+  /** Whether the user is a party of the transaction (made it, or owns an account it moves funds from or to). */
+  isParty (transactionId: string, userId: string): Promise<boolean>
   /** A page of the user's transactions, newest first (`offset`, `limit`). */
   listForUser (organizationId: string, userId: string, offset: number, limit: number): Promise<TransactionRecord[]>
   /** A page of the account's transactions, newest first. */
@@ -234,8 +236,13 @@ export interface LedgerStore {
   /** Every posting of a transaction (the property tests check they sum to zero per asset). */
   transactionPostings (transactionId: string): Promise<Array<{ accountId: string, asset: string, total: string, available: string }>>
 
-  /** A fixture's transaction and its postings, synchronously, inside the fixture's write (no events). */
+  /** A fixture's transaction row, synchronously, inside the fixture's write (no events, no postings). */
   fixtureRow (input: NewTransaction): void
+  /**
+   * A fixture's deposit, synchronously, inside the fixture's write: the transaction, completed, with
+   * the postings of its credit (so every balance stays the sum of its postings), and no events.
+   */
+  fixtureDeposit (input: NewTransaction, at: number): void
   /** Takes the user's transactions out of their lists, inside the write that deletes the user. */
   removeUser (organizationId: string, userId: string): void
 }
@@ -254,6 +261,7 @@ export function ledgerStore (db: Db): LedgerStore {
     @authorization, @returnUrl, @withdrawalKey, @createdAt, @updatedAt, @completedAt, @createdMs)`)
   const insertParty = db.prepare('INSERT OR IGNORE INTO transaction_parties (transaction_id, organization_id, user_id, account_id, created_at) VALUES (?, ?, ?, ?, ?)')
   const getAny = db.prepare<[string], TransactionRow>('SELECT * FROM transactions WHERE id = ?')
+  const partyOf = db.prepare<[string, string], number>('SELECT 1 FROM transaction_parties WHERE transaction_id = ? AND user_id = ? LIMIT 1').pluck()
   const updateState = db.prepare(`UPDATE transactions SET status = @status, reason = @reason, settle_at = @settleAt, authorization = @authorization,
     updated_at = @updatedAt, completed_at = @completedAt WHERE id = @id`)
   const setSettleAt = db.prepare("UPDATE transactions SET settle_at = ?, authorization = NULL, updated_at = ? WHERE id = ? AND status = 'processing'")
@@ -428,6 +436,36 @@ export function ledgerStore (db: Db): LedgerStore {
     return { ok: true, transaction: next, changed: true }
   }
 
+  /** A deposit's credit and completion inside an open write; without `events` (a fixture) it records none. */
+  const depositInWrite = (input: NewTransaction, unsettled: { until: number, reason: string } | undefined, at: number, events: LedgerEvents | undefined): TransactionRecord => {
+    const r = input.record
+    insert(input)
+    if (events !== undefined) recordEvent(db, events.transaction('core.transaction.created', r))
+    const accountId = r.destinationAccountId!
+    const owner = input.parties.find(p => p.accountId === accountId)?.userId ?? r.userId
+    const amount = r.body.destination.amount
+    const asset = r.body.destination.asset
+    const legs: Leg[] = [{ accountId, userId: owner, asset, total: amount, available: unsettled === undefined ? amount : '0' }]
+    if (unsettled !== undefined) {
+      legs.push({ accountId: systemAccount(r.organizationId, 'unsettled', asset), userId: null, asset, total: '0', available: amount })
+      insertUnsettled.run(randomUUID(), r.organizationId, accountId, r.id, asset, amount, unsettled.reason, unsettled.until)
+    }
+    for (const fee of r.body.fees) {
+      if (!new Decimal(fee.amount).isZero()) legs.push({ accountId: systemAccount(r.organizationId, 'fees', fee.asset), userId: null, asset: fee.asset, total: fee.amount, available: fee.amount })
+    }
+    const posted = post(r.organizationId, r.id, legs, a => systemAccount(r.organizationId, 'world', a), at)
+    if (!posted.ok) throw new Error('a credit cannot overdraw')
+    events?.credited(accountId)
+    const iso = new Date(at).toISOString()
+    const completed: TransactionRecord = { ...r, status: 'completed', reason: null, settleAt: null, updatedAt: iso, completedAt: iso }
+    updateState.run({ id: r.id, status: 'completed', reason: null, settleAt: null, authorization: null, updatedAt: iso, completedAt: iso })
+    if (events !== undefined) {
+      recordEvent(db, events.transaction('core.transaction.status-changed', completed))
+      announce(posted.moved, events)
+    }
+    return completed
+  }
+
   return {
     async balance (accountId) { return balanceInWrite(accountId) },
     balanceInWrite,
@@ -473,32 +511,7 @@ export function ledgerStore (db: Db): LedgerStore {
     },
 
     async deposit (input, unsettled, at, events) {
-      return await write(() => {
-        const r = input.record
-        insert(input)
-        recordEvent(db, events.transaction('core.transaction.created', r))
-        const accountId = r.destinationAccountId!
-        const owner = input.parties.find(p => p.accountId === accountId)?.userId ?? r.userId
-        const amount = r.body.destination.amount
-        const asset = r.body.destination.asset
-        const legs: Leg[] = [{ accountId, userId: owner, asset, total: amount, available: unsettled === undefined ? amount : '0' }]
-        if (unsettled !== undefined) {
-          legs.push({ accountId: systemAccount(r.organizationId, 'unsettled', asset), userId: null, asset, total: '0', available: amount })
-          insertUnsettled.run(randomUUID(), r.organizationId, accountId, r.id, asset, amount, unsettled.reason, unsettled.until)
-        }
-        for (const fee of r.body.fees) {
-          if (!new Decimal(fee.amount).isZero()) legs.push({ accountId: systemAccount(r.organizationId, 'fees', fee.asset), userId: null, asset: fee.asset, total: fee.amount, available: fee.amount })
-        }
-        const posted = post(r.organizationId, r.id, legs, a => systemAccount(r.organizationId, 'world', a), at)
-        if (!posted.ok) throw new Error('a credit cannot overdraw')
-        events.credited(accountId)
-        const iso = new Date(at).toISOString()
-        const completed: TransactionRecord = { ...r, status: 'completed', reason: null, settleAt: null, updatedAt: iso, completedAt: iso }
-        updateState.run({ id: r.id, status: 'completed', reason: null, settleAt: null, authorization: null, updatedAt: iso, completedAt: iso })
-        recordEvent(db, events.transaction('core.transaction.status-changed', completed))
-        announce(posted.moved, events)
-        return completed
-      })
+      return await write(() => depositInWrite(input, unsettled, at, events))
     },
 
     async changeStatus (organizationId, id, status, reason, at, settleAt, events) {
@@ -513,6 +526,7 @@ export function ledgerStore (db: Db): LedgerStore {
       const row = getAny.get(id)
       return row === undefined || (organizationId !== undefined && row.organization_id !== organizationId) ? undefined : toRecord(row)
     },
+    async isParty (transactionId, userId) { return partyOf.get(transactionId, userId) !== undefined },
     async listForUser (organizationId, userId, offset, limit) { return listUser.all(organizationId, userId, limit, offset).map(toRecord) },
     async listForAccount (accountId, offset, limit) { return listAccount.all(accountId, limit, offset).map(toRecord) },
     async due (now, limit) { return dueRows.all(now, limit) },
@@ -565,6 +579,9 @@ export function ledgerStore (db: Db): LedgerStore {
 
     fixtureRow (input) {
       insert(input)
+    },
+    fixtureDeposit (input, at) {
+      depositInWrite(input, undefined, at, undefined)
     },
     removeUser (organizationId, userId) {
       removeParties.run(organizationId, userId)
