@@ -2,6 +2,7 @@
 // an ACH account), committing quotes with the end user's headers, funding accounts through the
 // ledger's deposit, and the sandbox clock.
 import type { Test } from 'tap'
+import type { Config } from '../../src/config.js'
 import { quoteSetup, type QuoteSetup } from '../quotes/support.js'
 import { deposit } from '../../src/transactions/service.js'
 import { DEMO_ORG } from '../helpers.js'
@@ -28,8 +29,8 @@ export interface TransactionSetup extends QuoteSetup {
   advance: (seconds: number) => Promise<void>
 }
 
-export async function transactionSetup (t: Test): Promise<TransactionSetup> {
-  const s = await quoteSetup(t)
+export async function transactionSetup (t: Test, overrides: Partial<Config> = {}): Promise<TransactionSetup> {
+  const s = await quoteSetup(t, overrides)
   const quoteId = async (body: Record<string, unknown>): Promise<string> => {
     const res = await s.quote(body)
     if (res.statusCode !== 201) throw new Error(`quote: ${res.statusCode} ${JSON.stringify(res.json())}`)
