@@ -254,14 +254,16 @@ Promise<TransactionRecord | undefined | 'final'> {
   return result.transaction
 }
 
-/** The 3-D Secure page's answer: approved, the transaction settles as any other; declined, it fails. */
+/**
+ * The 3-D Secure page's answer: approved, the transaction settles as any other; declined, it fails
+ * (`card-unauthorized`). Undefined for no such transaction; 'final' when it waits for no
+ * authorization (answered already, or decided otherwise).
+ */
 export async function authorize (app: FastifyInstance, id: string, approved: boolean): Promise<TransactionRecord | undefined | 'final'> {
-  const t = await ledgerOf(app).get(undefined, id)
-  if (t === undefined || t.authorization === null) return t === undefined ? undefined : 'final'
-  if (!approved) return await changeTransactionStatus(app, id, 'failed', 'card-unauthorized')
   const now = app.clock.now()
-  await ledgerOf(app).schedule(id, now + settlementDelayMs(app), now)
-  return await ledgerOf(app).get(undefined, id)
+  const result = await ledgerOf(app).authorize(id, approved, now, now + settlementDelayMs(app), ledgerEvents(app))
+  if (!result.ok) return result.reason === 'not-found' ? undefined : 'final'
+  return result.transaction
 }
 
 /** Answers an RFI; a transaction on hold with nothing else pending resumes processing. */

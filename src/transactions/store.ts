@@ -206,6 +206,12 @@ export interface LedgerStore {
   changeStatusInWrite (organizationId: string | undefined, id: string, status: TransactionStatus, reason: string | null, at: number, settleAt: number | null, events: LedgerEvents): ChangeResult
   /** Sets or clears when a processing transaction completes by itself (3-D Secure confirmed). */
   schedule (id: string, settleAt: number | null, at: number): Promise<boolean>
+  /**
+   * Answers the authorization a transaction waits for, in one write: approved, it settles at
+   * `settleAt`; declined, it fails with `card-unauthorized`. `not-pending` when it waits for none
+   * (answered already, or decided otherwise), so of two racing answers only the first counts.
+   */
+  authorize (id: string, approved: boolean, at: number, settleAt: number, events: LedgerEvents): Promise<{ ok: true, transaction: TransactionRecord } | { ok: false, reason: 'not-found' | 'not-pending' }>
 
   /** A transaction of the organization (any organization when undefined), or undefined. */
   get (organizationId: string | undefined, id: string): Promise<TransactionRecord | undefined>
@@ -520,6 +526,19 @@ export function ledgerStore (db: Db): LedgerStore {
     changeStatusInWrite,
     async schedule (id, settleAt, at) {
       return await write(() => setSettleAt.run(settleAt, new Date(at).toISOString(), id).changes === 1)
+    },
+    async authorize (id, approved, at, settleAt, events) {
+      return await write(() => {
+        const row = getAny.get(id)
+        if (row === undefined) return { ok: false as const, reason: 'not-found' as const }
+        if (row.authorization === null || row.status !== 'processing') return { ok: false as const, reason: 'not-pending' as const }
+        if (approved) {
+          setSettleAt.run(settleAt, new Date(at).toISOString(), id)
+          return { ok: true as const, transaction: toRecord(getAny.get(id)!) }
+        }
+        const failed = changeStatusInWrite(undefined, id, 'failed', 'card-unauthorized', at, null, events)
+        return failed.ok ? { ok: true as const, transaction: failed.transaction } : { ok: false as const, reason: 'not-pending' as const }
+      })
     },
 
     async get (organizationId, id) {

@@ -351,3 +351,15 @@ t.test('scopes and subjects: both scopes for an account\'s list, users only', as
   t.equal(clientCommit.statusCode, 403)
   t.equal(clientCommit.json().code, 'token_subject_not_allowed')
 })
+
+t.test('3-D Secure: of an approve and a decline racing, only the first counts', async t => {
+  const s = await transactionSetup(t)
+  const deposit = { origin: ext(s.card3dsId), destination: acct(s.accounts.GBP), denomination: { asset: 'GBP', amount: '10' } }
+  const id = (await s.commit({ quoteId: await s.quoteId(deposit), params: { requirements: [{ name: 'authorize:3ds', returnUrl: 'https://example.com/r' }] } })).json().transaction.id
+  const answer = (decision: string) => s.app.inject({ method: 'POST', url: `/_sandbox/3ds/${id}`, payload: { decision } })
+  const [approve, decline] = await Promise.all([answer('approve'), answer('decline')])
+  t.same([approve.statusCode, decline.statusCode].sort(), [303, 409])
+  const status = (await s.call('GET', `/core/transactions/${id}`)).json().transaction.status
+  t.equal(status, approve.statusCode === 303 ? 'processing' : 'failed', 'the transaction follows the answer that counted')
+  t.match((approve.statusCode === 303 ? approve : decline).headers.location, `status=${status}`)
+})
