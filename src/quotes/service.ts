@@ -196,16 +196,44 @@ async function checkLimits (app: FastifyInstance, catalogue: Catalogue, userId: 
     throw amountInvalid('The amount maximum limit was exceeded', { rule: 'maximum-limit-exceeded', limit: { maximumAmount: asNumber(inDenomination(limits.maximum, 'receive')) } })
   }
   if (limits.daily === undefined) return
+  const exceeded = dailyLimitCheck(limits.daily, usdValue, inDenomination, decimals)
+  const error = exceeded(await quotesOf(app).usedSince(userId, group, dayStartOf(now)))
+  if (error !== undefined) throw error
+}
+
+const dayStartOf = (now: number): number => {
   const day = new Date(now)
-  const dayStart = Date.UTC(day.getUTCFullYear(), day.getUTCMonth(), day.getUTCDate())
-  const used = (await quotesOf(app).usedSince(userId, group, dayStart)).reduce((a, v) => a.plus(v), new Decimal(0))
-  const remaining = Decimal.max(new Decimal(limits.daily).minus(used), 0)
-  if (usdValue.gt(remaining)) {
-    throw amountInvalid('The amount exceeds the daily limit', {
+  return Date.UTC(day.getUTCFullYear(), day.getUTCMonth(), day.getUTCDate())
+}
+
+/** The daily limit's check, given the USD values of the group's quotes consumed today: the 409, or undefined. */
+const dailyLimitCheck = (daily: string, usdValue: Decimal, inDenomination: (usd: string | Decimal, side: 'pay' | 'receive') => Decimal, decimals: number) =>
+  (used: string[]): ApiError | undefined => {
+    const remaining = Decimal.max(new Decimal(daily).minus(used.reduce((a, v) => a.plus(v), new Decimal(0))), 0)
+    if (usdValue.lte(remaining)) return undefined
+    return amountInvalid('The amount exceeds the daily limit', {
       rule: 'amount-exceeds-daily-limit',
-      limit: { maximumAmount: inDenomination(limits.daily, 'receive').toFixed(decimals), remainingAmount: inDenomination(remaining, 'receive').toFixed(decimals) }
+      limit: { maximumAmount: inDenomination(daily, 'receive').toFixed(decimals), remainingAmount: inDenomination(remaining, 'receive').toFixed(decimals) }
     })
   }
+
+/**
+ * The daily limit a quote must still fit when it is committed (others of its group may have been
+ * committed since it was given): undefined for a group without one. `check` runs inside the
+ * commit's write, with the USD values the quotes store's `usedSinceInWrite` reads from `since`, so
+ * concurrent commits cannot together pass it.
+ */
+export async function commitDailyLimit (app: FastifyInstance, record: QuoteRecord, now: number):
+Promise<{ since: number, check: (used: string[]) => ApiError | undefined } | undefined> {
+  const daily = LIMITS[record.limitGroup]?.daily
+  if (daily === undefined) return undefined
+  const catalogue = await catalogueOf(app)
+  const denomination = record.quote.denomination.asset
+  const fromUsd = midRate(catalogue, 'USD', denomination, now)
+  if (fromUsd === undefined) return undefined
+  const decimals = decimalsOf(catalogue, denomination)
+  const inDenomination = (usd: string | Decimal, side: 'pay' | 'receive'): Decimal => cut(new Decimal(usd).times(fromUsd), decimals, side)
+  return { since: dayStartOf(now), check: dailyLimitCheck(daily, new Decimal(record.usdValue), inDenomination, decimals) }
 }
 
 /**

@@ -60,7 +60,8 @@ export async function transactionRoutes (app: FastifyInstance): Promise<void> {
       'IP and agent headers. The checks run in this order: the headers; the quote; the user\'s capabilities and the origin card or bank account ' +
       '(a card no longer `ok` is `card-unauthorized`), as they may have changed since the quote; the origin and destination accounts; ' +
       '`missing-return-url` for a quote that requires `authorize:3ds`; then, atomically with the commit, a withdrawal repeating a pending one ' +
-      '(same origin account, destination and amount) and the origin account\'s available balance. The origin amount is held from the origin account ' +
+      '(same origin account, destination and amount), the origin account\'s available balance, and the daily limit of the quote\'s kind of movement ' +
+      '(quotes given together may not all fit once some are committed). The origin amount is held from the origin account ' +
       'at once (its `available` drops); the transaction is `processing` and completes after TRANSACTION_SETTLEMENT_SECONDS on the sandbox clock ' +
       '(or from `POST /_sandbox/transactions/{transactionId}/status`), when the destination is credited and the fees taken. A 3-D Secure card ' +
       'transaction waits for its `origin.node.confirmationUrl` page (approve: it settles as any other; decline: it fails with `card-unauthorized`). ' +
@@ -73,7 +74,8 @@ export async function transactionRoutes (app: FastifyInstance): Promise<void> {
       201: { description: 'Created; `errors` appears only when the metadata could not be stored.', ...CreateTransactionAnswer },
       404: '`entity_not_found`: the quote (`"quote"`: unknown, used, expired or another user\'s), or the origin or destination account (`"account"`).',
       409: '`operation_not_allowed` (`missing-user-ip-header`, `missing-user-agent-header`, `missing-return-url`, `duplicate-withdrawal`, ' +
-        '`card-unauthorized`, `unspecified-error`), `user_capability_failure` or `insufficient_balance`.'
+        '`card-unauthorized`, `unspecified-error`), `user_capability_failure`, `insufficient_balance` or `transaction_amount_invalid` ' +
+        '(`amount-exceeds-daily-limit`).'
     }
   }, async (request, reply) => {
     const { organizationId, userId } = request.auth!

@@ -8,7 +8,7 @@ import { ApiError, conflict, entityNotFound } from '../errors.js'
 import { operationNotAllowed, requireUserContext, type UserContext } from '../http/user-context.js'
 import { metadataAtCreation, type CreationErrors } from '../metadata/revision.js'
 import { accountsOf, unarchiveOnFunds } from '../accounts/service.js'
-import { quoteCapabilities, quotesOf } from '../quotes/service.js'
+import { commitDailyLimit, quoteCapabilities, quotesOf } from '../quotes/service.js'
 import { requireCapabilities } from '../capabilities/service.js'
 import { externalAccountsOf } from '../external-accounts/service.js'
 import type { Account } from '../../schemas/accounts.js'
@@ -160,10 +160,14 @@ export async function createTransaction (
   // The maker sees it too when it moves funds from outside to another user's account.
   if (!parties.some(p => p.userId === userId)) parties.push({ userId, accountId: '' })
   const { metadata, errors } = metadataAtCreation(input.metadata, iso)
+  const daily = await commitDailyLimit(app, quoteRecord, now)
+  let limitError: ApiError | undefined
   const result = await ledgerOf(app).commit({
     input: { record, parties },
     hold: originAccountId === null ? undefined : { accountId: originAccountId, userId, asset: quote.origin.asset, total: '0', available: `-${quote.origin.amount}` },
     consume: () => {
+      limitError = daily?.check(quotes.usedSinceInWrite(userId, quoteRecord.limitGroup, daily.since))
+      if (limitError !== undefined) return 'limit-exceeded'
       const consumed = quotes.consumeInWrite(organizationId, quoteRecord.id, now)
       return consumed.ok ? 'ok' : consumed.reason === 'not-found' ? 'quote-not-found' : consumed.reason === 'used' ? 'quote-used' : 'quote-expired'
     },
@@ -174,6 +178,7 @@ export async function createTransaction (
   if (!result.ok) {
     if (result.reason === 'insufficient-balance') throw insufficientBalance()
     if (result.reason === 'duplicate-withdrawal') throw duplicateWithdrawal()
+    if (result.reason === 'limit-exceeded' && limitError !== undefined) throw limitError
     throw quoteNotFound()
   }
   const transaction = transactionView(result.transaction)

@@ -72,14 +72,14 @@ export interface LedgerEvents {
 
 export type CommitResult =
   | { ok: true, transaction: TransactionRecord }
-  | { ok: false, reason: 'quote-not-found' | 'quote-used' | 'quote-expired' | 'insufficient-balance' | 'duplicate-withdrawal' | 'exists' }
+  | { ok: false, reason: 'quote-not-found' | 'quote-used' | 'quote-expired' | 'insufficient-balance' | 'duplicate-withdrawal' | 'exists' | 'limit-exceeded' }
 
 export interface CommitOptions {
   input: NewTransaction
   /** The hold on the origin account (available only, negative), when the origin is an account. */
   hold?: Leg
-  /** Consumes the quote inside the write (the quotes store's `consumeInWrite`). */
-  consume: () => 'ok' | 'quote-not-found' | 'quote-used' | 'quote-expired'
+  /** Checks the quote's limits and consumes it inside the write (the quotes store's `consumeInWrite`). */
+  consume: () => 'ok' | 'quote-not-found' | 'quote-used' | 'quote-expired' | 'limit-exceeded'
   events: LedgerEvents
   metadata?: MetadataRevision
   /** Puts the new transaction on hold at once, with a pending travel-rule RFI (travel rule data missing). */

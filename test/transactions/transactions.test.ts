@@ -363,3 +363,20 @@ t.test('3-D Secure: of an approve and a decline racing, only the first counts', 
   t.equal(status, approve.statusCode === 303 ? 'processing' : 'failed', 'the transaction follows the answer that counted')
   t.match((approve.statusCode === 303 ? approve : decline).headers.location, `status=${status}`)
 })
+
+t.test('the daily limit is checked again at commit: quotes given together cannot all commit', async t => {
+  const s = await transactionSetup(t)
+  const cardDeposit = { origin: ext(s.cardId), destination: acct(s.accounts.GBP), denomination: { asset: 'USD', amount: '4000' } }
+  const quotes = [await s.quoteId(cardDeposit), await s.quoteId(cardDeposit), await s.quoteId(cardDeposit)]
+  t.equal((await s.commit({ quoteId: quotes[0] })).statusCode, 201)
+  t.equal((await s.commit({ quoteId: quotes[1] })).statusCode, 201)
+  const third = await s.commit({ quoteId: quotes[2] })
+  t.equal(third.statusCode, 409)
+  t.match(third.json(), {
+    code: 'transaction_amount_invalid',
+    message: 'The amount exceeds the daily limit',
+    details: { context: 'body', property: 'denomination', rule: 'amount-exceeds-daily-limit', limit: { maximumAmount: '10000.00', remainingAmount: /^\d+\.\d{2}$/ } }
+  })
+  t.ok(Number(third.json().details.limit.remainingAmount) < 4000, 'what is left of the day is less than the quote')
+  t.equal((await s.commit({ quoteId: quotes[2] })).statusCode, 409, 'the quote was not consumed')
+})
