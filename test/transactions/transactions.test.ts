@@ -380,3 +380,19 @@ t.test('the daily limit is checked again at commit: quotes given together cannot
   t.ok(Number(third.json().details.limit.remainingAmount) < 4000, 'what is left of the day is less than the quote')
   t.equal((await s.commit({ quoteId: quotes[2] })).statusCode, 409, 'the quote was not consumed')
 })
+
+t.test('what changed since the quote: an archived origin account, a card no longer ok', async t => {
+  const s = await transactionSetup(t)
+  const fromEth = await s.quoteId({ origin: acct(s.accounts.ETH), destination: acct(s.accounts.BTC), denomination: { asset: 'USD', amount: '10' } })
+  t.equal((await s.call('DELETE', `/core/accounts/${s.accounts.ETH}`)).statusCode, 204)
+  const archived = await s.commit({ quoteId: fromEth })
+  t.equal(archived.statusCode, 404)
+  t.same(archived.json(), { code: 'entity_not_found', message: 'The origin cannot be found', details: { entity: 'account', context: 'body', property: 'origin' } })
+
+  const fromCard = await s.quoteId({ origin: ext(s.cardId), destination: acct(s.accounts.GBP), denomination: { asset: 'GBP', amount: '10' } })
+  const expired = await s.app.inject({ method: 'POST', url: `/_sandbox/external-accounts/${s.cardId}/status`, payload: { status: 'expired', reason: 'card-expired' } })
+  t.equal(expired.statusCode, 200)
+  const card = await s.commit({ quoteId: fromCard })
+  t.equal(card.statusCode, 409)
+  t.same(card.json(), { code: 'operation_not_allowed', message: 'Transaction not allowed due to a processing failure', details: { reasons: ['card-unauthorized'] } })
+})
