@@ -118,7 +118,7 @@ export async function transactionRoutes (app: FastifyInstance): Promise<void> {
   }, async (request) => {
     const { organizationId, userId } = request.auth!
     const t = await ledger.get(organizationId, request.params.transactionId)
-    if (t === undefined || !await ledger.isParty(t.id, userId!)) throw transactionNotFound()
+    if (t === undefined || !await ledger.isParty(organizationId, t.id, userId!)) throw transactionNotFound()
     return { transaction: transactionView(t) }
   })
 

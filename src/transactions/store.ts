@@ -215,8 +215,6 @@ export interface LedgerStore {
 
   /** A transaction of the organization (any organization when undefined), or undefined. */
   get (organizationId: string | undefined, id: string): Promise<TransactionRecord | undefined>
-  /** Whether the user is a party of the transaction (made it, or owns an account it moves funds from or to). */
-  isParty (transactionId: string, userId: string): Promise<boolean>
   /** A page of the user's transactions, newest first (`offset`, `limit`). */
   listForUser (organizationId: string, userId: string, offset: number, limit: number): Promise<TransactionRecord[]>
   /** A page of the account's transactions, newest first. */
@@ -229,6 +227,8 @@ export interface LedgerStore {
   /** The transaction's RFIs, oldest first. */
   rfis (transactionId: string): Promise<RfiRecord[]>
   rfi (transactionId: string, rfiId: string): Promise<RfiRecord | undefined>
+  /** Whether the user sees the transaction: they made it, or own an account it moves funds from or to (its parties). */
+  isParty (organizationId: string, transactionId: string, userId: string): Promise<boolean>
   /**
    * Answers a pending RFI (status `ok`, `data`) and, when the transaction is on hold with no other
    * pending RFI, resumes it (processing, completing at `settleAt`), all in one write.
@@ -267,7 +267,6 @@ export function ledgerStore (db: Db): LedgerStore {
     @authorization, @returnUrl, @withdrawalKey, @createdAt, @updatedAt, @completedAt, @createdMs)`)
   const insertParty = db.prepare('INSERT OR IGNORE INTO transaction_parties (transaction_id, organization_id, user_id, account_id, created_at) VALUES (?, ?, ?, ?, ?)')
   const getAny = db.prepare<[string], TransactionRow>('SELECT * FROM transactions WHERE id = ?')
-  const partyOf = db.prepare<[string, string], number>('SELECT 1 FROM transaction_parties WHERE transaction_id = ? AND user_id = ? LIMIT 1').pluck()
   const updateState = db.prepare(`UPDATE transactions SET status = @status, reason = @reason, settle_at = @settleAt, authorization = @authorization,
     updated_at = @updatedAt, completed_at = @completedAt WHERE id = @id`)
   const setSettleAt = db.prepare("UPDATE transactions SET settle_at = ?, authorization = NULL, updated_at = ? WHERE id = ? AND status = 'processing'")
@@ -296,6 +295,7 @@ export function ledgerStore (db: Db): LedgerStore {
   const rfiOf = db.prepare<[string, string], RfiRow>('SELECT * FROM transaction_rfis WHERE transaction_id = ? AND id = ?')
   const answer = db.prepare("UPDATE transaction_rfis SET status = 'ok', data = ?, updated_at = ? WHERE transaction_id = ? AND id = ? AND status = 'pending'")
   const closeRfis = db.prepare("UPDATE transaction_rfis SET status = ?, updated_at = ? WHERE transaction_id = ? AND status = 'pending'")
+  const partyOf = db.prepare<[string, string, string], number>('SELECT 1 FROM transaction_parties WHERE transaction_id = ? AND organization_id = ? AND user_id = ? LIMIT 1').pluck()
   const pendingRfis = db.prepare<[string], number>("SELECT count(*) FROM transaction_rfis WHERE transaction_id = ? AND status = 'pending'").pluck()
   const userPostings = db.prepare<[string, number], { account_id: string, asset: string, total: string, available: string, total_after: string, available_after: string, at: number, transaction_id: string }>(
     'SELECT account_id, asset, total, available, total_after, available_after, at, transaction_id FROM ledger_postings WHERE user_id = ? AND at <= ? ORDER BY at, seq')
@@ -408,7 +408,7 @@ export function ledgerStore (db: Db): LedgerStore {
     if (row === undefined || (organizationId !== undefined && row.organization_id !== organizationId)) return { ok: false, reason: 'not-found' }
     const t = toRecord(row)
     if (t.status === 'completed' || t.status === 'failed') return t.status === status ? { ok: true, transaction: t, changed: false } : { ok: false, reason: 'final' }
-    if (t.status === status && status !== 'processing') return { ok: true, transaction: t, changed: false }
+    if (t.status === status) return { ok: true, transaction: t, changed: false }
     const iso = new Date(at).toISOString()
     let moved = new Map<string, Balance>()
     if (status === 'completed') {
@@ -545,7 +545,6 @@ export function ledgerStore (db: Db): LedgerStore {
       const row = getAny.get(id)
       return row === undefined || (organizationId !== undefined && row.organization_id !== organizationId) ? undefined : toRecord(row)
     },
-    async isParty (transactionId, userId) { return partyOf.get(transactionId, userId) !== undefined },
     async listForUser (organizationId, userId, offset, limit) { return listUser.all(organizationId, userId, limit, offset).map(toRecord) },
     async listForAccount (accountId, offset, limit) { return listAccount.all(accountId, limit, offset).map(toRecord) },
     async due (now, limit) { return dueRows.all(now, limit) },
@@ -570,6 +569,7 @@ export function ledgerStore (db: Db): LedgerStore {
       const row = rfiOf.get(transactionId, rfiId)
       return row === undefined ? undefined : toRfi(row)
     },
+    async isParty (organizationId, transactionId, userId) { return partyOf.get(transactionId, organizationId, userId) !== undefined },
     async answerRfi (transactionId, rfiId, data, at, settleAt, events) {
       return await write(() => {
         const iso = new Date(at).toISOString()
