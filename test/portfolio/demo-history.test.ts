@@ -1,9 +1,9 @@
-// scripts/demo-history.js in process: a user with a year of weekly trades and monthly deposits,
-// every month's statements answered, a year of historical balance, the clock put back.
+// scripts/demo-history.js in process (its requests through inject): a user with a year of weekly
+// trades and monthly deposits, every month's statements answered, a year of historical balance,
+// the clock put back.
 import t from 'tap'
 import { demoHistory } from '../../scripts/demo-history.js'
-import { createTransaction } from '../../src/transactions/service.js'
-import { build, DEMO_ORG } from '../helpers.js'
+import { build } from '../helpers.js'
 
 t.test('a year of history for a demo', async t => {
   const app = await build(t, { serviceName: 'uphold' })
@@ -16,11 +16,6 @@ t.test('a year of history for a demo', async t => {
   const result = await demoHistory({
     request,
     serviceName: 'uphold',
-    // Deposits through the simulated bank deposit, as the CLI makes them. Until the create-transaction
-    // route is on this branch, quotes are committed with the engine's own function.
-    commit: async ({ userId, quoteId }) => {
-      await createTransaction(app, DEMO_ORG, userId, { quoteId }, { ip: '47.174.97.164', agent: 'demo-history' })
-    }
   })
   t.equal(result.from, new Date(Date.parse('2030-06-15T12:00:00.000Z') - 52 * 7 * 24 * 3_600_000).toISOString(), 'a year back')
   t.equal(result.transactions, 13 + 52 + 26 + 6, 'monthly deposits, weekly BTC, fortnightly ETH, a sale every eighth week')

@@ -1,16 +1,16 @@
 // Shared setup of the portfolio tests: a user created at a fixed instant on a frozen sandbox clock,
 // ready to trade, with accounts in GBP, BTC, ETH and USD, and the steps of a history: pin prices,
-// move the clock, deposit (the deposit test helpers), trade (a quote, then createTransaction()) and
+// move the clock, deposit (the deposit test helpers), trade (a quote, then a transaction) and
 // settle (the clock moved past the settlement delay).
 import type { Test } from 'tap'
 import { Decimal } from '../../src/money/decimal.js'
-import { createTransaction, deposit } from '../../src/transactions/service.js'
+import { deposit } from '../../src/transactions/service.js'
 import { ready, setup, type Call, type Setup } from '../accounts/support.js'
 import { DEMO_ORG, makeUser } from '../helpers.js'
 
 export { Decimal }
 export const ASSETS = ['GBP', 'BTC', 'ETH', 'USD'] as const
-export const CONTEXT = { ip: '47.174.97.164', agent: 'portfolio-test' }
+export const CONTEXT = { 'x-uphold-user-ip': '47.174.97.164', 'x-uphold-user-agent': 'portfolio-test' }
 
 export interface HistoryApp extends Setup {
   /** Moves the frozen clock to an instant (ms). */
@@ -30,7 +30,7 @@ export interface UserHistory {
   accounts: Record<string, string>
   /** Credits an account of the user at once. */
   fund: (asset: string, amount: string) => Promise<void>
-  /** Quotes `amount` of `from` into `to` between the user's accounts and commits it; answers the transaction (processing). */
+  /** Quotes `amount` of `from` into `to` between the user's accounts and commits it (`POST /core/transactions`); answers the transaction (processing). */
   trade: (from: string, to: string, amount: string) => Promise<{ id: string, origin: { amount: string }, destination: { amount: string } }>
 }
 
@@ -81,8 +81,9 @@ export async function historyApp (t: Test, start: number): Promise<HistoryApp> {
         payload: { origin: { type: 'account', id: accounts[from] }, destination: { type: 'account', id: accounts[to] }, denomination: { asset: from, amount } }
       })
       if (q.statusCode !== 201) throw new Error(`quote: ${q.body}`)
-      const { transaction } = await createTransaction(app, DEMO_ORG, user, { quoteId: q.json().quote.id }, CONTEXT)
-      return transaction as { id: string, origin: { amount: string }, destination: { amount: string } }
+      const res = await as('POST', '/core/transactions', { payload: { quoteId: q.json().quote.id }, headers: CONTEXT })
+      if (res.statusCode !== 201) throw new Error(`transaction: ${res.statusCode} ${res.body}`)
+      return res.json().transaction as { id: string, origin: { amount: string }, destination: { amount: string } }
     }
     return { user, as, accounts, fund, trade }
   }
