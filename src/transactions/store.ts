@@ -410,7 +410,7 @@ export function ledgerStore (db: Db): LedgerStore {
     if (row === undefined || (organizationId !== undefined && row.organization_id !== organizationId)) return { ok: false, reason: 'not-found' }
     const t = toRecord(row)
     if (t.status === 'completed' || t.status === 'failed') return t.status === status ? { ok: true, transaction: t, changed: false } : { ok: false, reason: 'final' }
-    if (t.status === status && status !== 'processing') return { ok: true, transaction: t, changed: false }
+    if (t.status === status) return { ok: true, transaction: t, changed: false }
     const iso = new Date(at).toISOString()
     let moved = new Map<string, Balance>()
     if (status === 'completed') {

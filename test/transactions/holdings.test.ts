@@ -1,0 +1,66 @@
+// What the ledger tells the users and accounts areas, with real funds: archive-account and
+// delete-user refuse a balance or a pending transaction, account answers carry the ledger's
+// balance, and funds arriving at an archived account bring it back.
+import t from 'tap'
+import { quoteSetup } from '../quotes/support.js'
+import { DEMO_ORG } from '../helpers.js'
+import { changeTransactionStatus, createTransaction, deposit, ledgerOf } from '../../src/transactions/service.js'
+
+const REVIEW = { review: { reason: 'closure-per-user-request', note: 'User requested account closure' } }
+const CONTEXT = { ip: '203.0.113.7', agent: 'holdings-test' }
+
+t.test('archive-account and delete-user read the ledger', async t => {
+  const s = await quoteSetup(t)
+  const { app, call, userId, accounts } = s
+  await app.inject({ method: 'POST', url: '/_sandbox/clock', payload: { frozen: true } })
+  const fund = async (accountId: string, asset: string, amount: string) => await deposit(app, { organizationId: DEMO_ORG, userId, accountId, asset, amount, originNode: { type: 'bank-address', network: 'fps' } })
+
+  await fund(accounts.GBP, 'GBP', '50')
+  const account = (await call('GET', `/core/accounts/${accounts.GBP}`)).json().account
+  t.same(account.balance, await ledgerOf(app).balance(accounts.GBP), "the account answers the ledger's balance")
+  t.not(account.balance.total, '0')
+
+  const archive = await call('DELETE', `/core/accounts/${accounts.GBP}`)
+  t.equal(archive.statusCode, 409)
+  t.same(archive.json(), { code: 'account_has_balance', message: 'The account has balance and cannot be archived' })
+  const del = await call('DELETE', '/core/users/me', { payload: REVIEW })
+  t.equal(del.statusCode, 409)
+  t.equal(del.json().code, 'user_has_balance')
+
+  // Everything moves to BTC: GBP is empty but has a pending transaction.
+  const quote = (await s.quote({ origin: { type: 'account', id: accounts.GBP }, destination: { type: 'account', id: accounts.BTC }, denomination: { asset: 'GBP', amount: '50' } })).json().quote
+  const { transaction } = await createTransaction(app, DEMO_ORG, userId, { quoteId: quote.id }, CONTEXT)
+  t.same((await call('GET', `/core/accounts/${accounts.GBP}`)).json().account.balance, { total: '50', available: '0' }, 'held, not yet spent')
+  const pending = await call('DELETE', `/core/accounts/${accounts.BTC}`)
+  t.equal(pending.statusCode, 409)
+  t.same(pending.json(), { code: 'account_has_pending_transactions', message: 'The account has pending transactions and cannot be archived' }, 'the destination has it pending too')
+
+  await app.inject({ method: 'POST', url: '/_sandbox/clock', payload: { advanceSeconds: app.config.transactionSettlementSeconds } })
+  t.equal((await ledgerOf(app).get(DEMO_ORG, transaction.id as string))?.status, 'completed')
+  t.same((await call('GET', `/core/accounts/${accounts.GBP}`)).json().account.balance, { total: '0', available: '0' })
+  t.equal((await call('DELETE', `/core/accounts/${accounts.GBP}`)).statusCode, 204, 'an empty account with nothing pending archives')
+  t.same((await call('GET', `/core/accounts/${accounts.BTC}`)).json().account.balance.total, quote.destination.amount)
+
+  // Funds reaching the archived account bring it back to the lists.
+  t.notOk((await call('GET', '/core/accounts?asset=GBP')).json().accounts.some((a: { id: string }) => a.id === accounts.GBP))
+  await fund(accounts.GBP, 'GBP', '12.5')
+  const listed = (await call('GET', '/core/accounts?asset=GBP')).json().accounts
+  t.ok(listed.some((a: { id: string, balance: { total: string } }) => a.id === accounts.GBP && a.balance.total === '12.5'), 'unarchived by the deposit')
+})
+
+t.test('delete-user: refused while a transaction is pending, allowed once it failed and nothing is held', async t => {
+  const s = await quoteSetup(t)
+  const { app, call, userId, accounts } = s
+  await app.inject({ method: 'POST', url: '/_sandbox/clock', payload: { frozen: true } })
+  // A card deposit: nothing is held and no balance yet, but it is pending.
+  const quote = (await s.quote({ origin: { type: 'external-account', id: s.cardId }, destination: { type: 'account', id: accounts.GBP }, denomination: { asset: 'GBP', amount: '20' } })).json().quote
+  const { transaction } = await createTransaction(app, DEMO_ORG, userId, { quoteId: quote.id }, CONTEXT)
+  t.equal(transaction.status, 'processing')
+  t.same((await call('GET', `/core/accounts/${accounts.GBP}`)).json().account.balance, { total: '0', available: '0' })
+  const del = await call('DELETE', '/core/users/me', { payload: REVIEW })
+  t.equal(del.statusCode, 409)
+  t.same(del.json(), { code: 'user_has_pending_transactions', message: 'The user has pending transactions and cannot be deleted' })
+  t.match(await changeTransactionStatus(app, transaction.id as string, 'failed', 'card-declined-by-bank'), { status: 'failed', reason: 'card-declined-by-bank' })
+  t.same((await call('GET', `/core/accounts/${accounts.GBP}`)).json().account.balance, { total: '0', available: '0' }, 'a failed deposit credits nothing')
+  t.equal((await call('DELETE', '/core/users/me', { payload: REVIEW })).statusCode, 204, 'nothing held, nothing pending')
+})
