@@ -48,18 +48,18 @@ t.test('acknowledged transactions, balances and holds survive a SIGKILL, and pen
   t.same(acked.map(x => x.status), ['completed', 'failed', 'processing', 'processing', 'processing', 'processing'])
 
   // A burst of transactions in flight, and the kill in the middle of it: those answered 201 count.
-  let stop = false
+  const burstState = { stop: false }
   const burst = Array.from({ length: 4 }, async () => {
-    while (!stop) {
+    while (!burstState.stop) {
       try { await commit() } catch (err) {
-        if (stop || err instanceof TypeError) return // the server went away mid-request
+        if (burstState.stop || err instanceof TypeError) return // the server went away mid-request
         throw err
       }
     }
   })
   await waitFor(() => acked.length >= 6 + BURST / 2, { timeoutMs: 30_000, what: 'a part of the burst acknowledged' })
   server.child.kill('SIGKILL')
-  stop = true
+  burstState.stop = true
   await server.exited
   await Promise.all(burst)
   t.ok(acked.length > 6, `${acked.length - 6} transactions of the burst acknowledged before the kill`)
