@@ -57,7 +57,7 @@ t.test('the ledger balances after every step of random histories', async t => {
   await ready({ app, userId: b.id, call: async (method, url, options = {}) => await s.call(method, url, { ...options, user: b.id }) })
   const settleMs = app.config.transactionSettlementSeconds * 1000
   const achMs = app.config.achSettlementSeconds * 1000
-  const seen = { deposits: 0, created: 0, refused: 0, completed: 0, failed: 0, held: 0, resumed: 0, settledByClock: 0, achSettled: 0 }
+  const seen = { deposits: 0, created: 0, refused: 0, completed: 0, failed: 0, held: 0, resumed: 0, settledByClock: 0, achSettled: 0, unsettledRefused: 0 }
 
   // Calls inside the runs skip the document check of `s.call` (test/quotes and test/accounts make it).
   // The token is renewed whenever the clock moves (it would expire).
@@ -105,6 +105,13 @@ t.test('the ledger balances after every step of random histories', async t => {
     /** Quotes and commits; the model holds the origin amount when the commit is accepted. */
     const transfer = async (origin: string, destination: Record<string, unknown>, asset: Asset, value: string, destinationAccount: string | null): Promise<void> => {
       const quoted = await api('POST', '/core/transactions/quote', s.userId, { origin: { type: 'account', id: origin }, destination, denomination: { asset, amount: value } })
+      if (quoted.statusCode === 409 && quoted.json().details?.rule === 'transacting-unsettled-funds') {
+        // Refused at the quote: the available balance falls short, and would not with the unsettled funds.
+        const funds = unsettled.filter(f => f.accountId === origin).reduce((a, f) => a.plus(f.amount), new Decimal(0))
+        if (bal(origin).available.gte(value) || bal(origin).available.plus(funds).lt(value)) throw new Error(`unsettled funds refused a quote of ${value} at ${bal(origin).available.toFixed()} available, ${funds.toFixed()} unsettled`)
+        seen.unsettledRefused++
+        return
+      }
       if (quoted.statusCode !== 201) throw new Error(`quote: ${quoted.statusCode} ${JSON.stringify(quoted.json())}`)
       const quote = quoted.json().quote
       const hold = quote.origin.amount as string
