@@ -323,8 +323,9 @@ const SCRIPT = `
     })
   }
 
-  // The control actions of a transaction by status: what POST /_sandbox/transactions/{id}/status accepts from it.
-  var TX_ACTIONS = { processing: [['Complete', 'completed'], ['Fail', 'failed'], ['Hold', 'on-hold']], 'on-hold': [['Resume', 'processing'], ['Complete', 'completed'], ['Fail', 'failed']] }
+  // The control actions of a transaction by status: what POST /_sandbox/transactions/{id}/status accepts from it
+  // (a transaction on hold resumes when the user answers its request for information).
+  var TX_ACTIONS = { processing: [['Complete', 'completed'], ['Fail', 'failed'], ['Hold', 'on-hold']], 'on-hold': [['Complete', 'completed'], ['Fail', 'failed']] }
 
   function moveTransaction (id, status) {
     return api('/_sandbox/transactions/' + id + '/status', 'POST', { status: status }).then(function (r) {
