@@ -1,7 +1,8 @@
 // The accounts area's store: accounts and deposit methods. Every statement is prepared once, here;
 // request-path writes go through the group commit, with their events in the same write. The ledger
-// (area 5) finds an account from deposit details with `routeDeposit`, and unarchives an account
-// funds arrive at with `unarchiveInWrite`, inside its own write.
+// (area 5) finds an account from deposit details with `routeDeposit` (or a payment reference with
+// `routeReference`), and unarchives an account funds arrive at with `unarchiveInWrite`, inside
+// its own write.
 import { groupCommit, type Db } from '../storage/db.js'
 import { recordEvent } from '../storage/outbox.js'
 import { memoOf } from '../storage/memo.js'
@@ -73,6 +74,8 @@ export interface AccountsStore {
   setupDepositMethod (account: AccountRecord, key: { type: string, asset: string, network: string }, make: (attempt: number, reuse: (family: string) => string | undefined) => StoredDepositMethod, at: string): Promise<{ created: boolean, method: StoredDepositMethod }>
   /** The account deposit details route to: `family` and `identifier` as stored. */
   routeDeposit (family: string, identifier: string): Promise<AccountRecord | undefined>
+  /** The user's account (archived or not) whose bank deposit method on `network` carries this payment `reference`. */
+  routeReference (organizationId: string, userId: string, network: string, reference: string): Promise<AccountRecord | undefined>
   /** The row of a fixture's account, written synchronously inside the fixture's transaction. */
   fixtureRow (account: AccountRecord): void
   /** Deletes a user's accounts and their metadata. Synchronous: inside the write that deletes the user. */
@@ -129,6 +132,10 @@ export function accountsStore (db: Db): AccountsStore {
   const method = db.prepare<[string, string, string, string], MethodRow>('SELECT * FROM deposit_methods WHERE account_id = ? AND type = ? AND asset = ? AND network = ?')
   const familyOf = db.prepare<[string, string], string>('SELECT identifier FROM deposit_methods WHERE account_id = ? AND family = ? LIMIT 1').pluck()
   const owner = db.prepare<[string, string], string>('SELECT account_id FROM deposit_methods WHERE family = ? AND identifier = ? LIMIT 1').pluck()
+  // The user's accounts (accounts_user), then each one's methods by primary key: a user's own rows only.
+  const byReference = db.prepare<[string, string, string, string], AccountRow>(`SELECT a.* FROM accounts a JOIN deposit_methods m ON m.account_id = a.id
+    WHERE a.organization_id = ? AND a.user_id = ? AND m.type = 'bank' AND m.network = ? AND json_extract(m.details, '$.reference') = ?
+    ORDER BY a.created_at, a.id LIMIT 1`)
   const insertMethod = db.prepare(`INSERT INTO deposit_methods (account_id, organization_id, type, asset, network, family, identifier, details, created_at)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
   const idsForUser = db.prepare<[string, string], string>('SELECT id FROM accounts WHERE organization_id = ? AND user_id = ?').pluck()
@@ -231,6 +238,10 @@ export function accountsStore (db: Db): AccountsStore {
       const id = owner.get(family, identifier)
       if (id === undefined) return undefined
       const row = find.get(id)
+      return row === undefined ? undefined : toAccount(row)
+    },
+    async routeReference (organizationId, userId, network, reference) {
+      const row = byReference.get(organizationId, userId, network, reference)
       return row === undefined ? undefined : toAccount(row)
     },
     fixtureRow (account) { insert.run(account) },

@@ -174,6 +174,11 @@ export interface DepositInput {
   amount: string
   /** ACH: the funds stay unsettled for ACH_SETTLEMENT_SECONDS. */
   unsettled?: boolean
+  /**
+   * What the account receives when its asset is not the deposit's (converted on arrival), with
+   * the rates the transaction shows; the deposit itself otherwise.
+   */
+  credit?: { asset: string, amount: string, originRate: string, destinationRate: string }
 }
 
 /**
@@ -194,8 +199,13 @@ export async function deposit (app: FastifyInstance, input: DepositInput): Promi
     status: 'processing',
     reason: null,
     body: {
-      origin: { asset: input.asset, amount: input.amount, rate: '1', node: input.originNode },
-      destination: { asset: input.asset, amount: input.amount, rate: '1', node: { type: 'account', id: account.id, ownerId: account.userId } },
+      origin: { asset: input.asset, amount: input.amount, rate: input.credit?.originRate ?? '1', node: input.originNode },
+      destination: {
+        asset: input.credit?.asset ?? input.asset,
+        amount: input.credit?.amount ?? input.amount,
+        rate: input.credit?.destinationRate ?? '1',
+        node: { type: 'account', id: account.id, ownerId: account.userId }
+      },
       denomination: { asset: input.asset, amount: input.amount, rate: '1', target: 'origin' },
       fees: [],
       quotedAt: iso

@@ -227,6 +227,8 @@ export interface LedgerStore {
   /** The transaction's RFIs, oldest first. */
   rfis (transactionId: string): Promise<RfiRecord[]>
   rfi (transactionId: string, rfiId: string): Promise<RfiRecord | undefined>
+  /** Whether the user sees the transaction: they own an account it moves funds from or to (its parties). */
+  isParty (organizationId: string, transactionId: string, userId: string): Promise<boolean>
   /**
    * Answers a pending RFI (status `ok`, `data`) and, when the transaction is on hold with no other
    * pending RFI, resumes it (processing, completing at `settleAt`), all in one write.
@@ -292,6 +294,7 @@ export function ledgerStore (db: Db): LedgerStore {
   const rfiOf = db.prepare<[string, string], RfiRow>('SELECT * FROM transaction_rfis WHERE transaction_id = ? AND id = ?')
   const answer = db.prepare("UPDATE transaction_rfis SET status = 'ok', data = ?, updated_at = ? WHERE transaction_id = ? AND id = ? AND status = 'pending'")
   const closeRfis = db.prepare("UPDATE transaction_rfis SET status = ?, updated_at = ? WHERE transaction_id = ? AND status = 'pending'")
+  const partyOf = db.prepare<[string, string, string], number>('SELECT 1 FROM transaction_parties WHERE transaction_id = ? AND organization_id = ? AND user_id = ? LIMIT 1').pluck()
   const pendingRfis = db.prepare<[string], number>("SELECT count(*) FROM transaction_rfis WHERE transaction_id = ? AND status = 'pending'").pluck()
   const userPostings = db.prepare<[string, number], { account_id: string, asset: string, total: string, available: string, total_after: string, available_after: string, at: number, transaction_id: string }>(
     'SELECT account_id, asset, total, available, total_after, available_after, at, transaction_id FROM ledger_postings WHERE user_id = ? AND at <= ? ORDER BY at, seq')
@@ -553,6 +556,7 @@ export function ledgerStore (db: Db): LedgerStore {
       const row = rfiOf.get(transactionId, rfiId)
       return row === undefined ? undefined : toRfi(row)
     },
+    async isParty (organizationId, transactionId, userId) { return partyOf.get(transactionId, organizationId, userId) !== undefined },
     async answerRfi (transactionId, rfiId, data, at, settleAt, events) {
       return await write(() => {
         const iso = new Date(at).toISOString()
