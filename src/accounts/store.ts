@@ -78,6 +78,8 @@ export interface AccountsStore {
   routeReference (organizationId: string, userId: string, network: string, reference: string): Promise<AccountRecord | undefined>
   /** The row of a fixture's account, written synchronously inside the fixture's transaction. */
   fixtureRow (account: AccountRecord): void
+  /** The user's default account of the asset inside a fixture's write: the existing one, or `account` written now (no event). */
+  fixtureDefault (account: AccountRecord): AccountRecord
   /** Deletes a user's accounts and their metadata. Synchronous: inside the write that deletes the user. */
   removeUserAccounts (organizationId: string, userId: string): void
 }
@@ -245,6 +247,12 @@ export function accountsStore (db: Db): AccountsStore {
       return row === undefined ? undefined : toAccount(row)
     },
     fixtureRow (account) { insert.run(account) },
+    fixtureDefault (account) {
+      const existing = defaultOf.get(account.organizationId, account.userId, account.asset)
+      if (existing !== undefined) return toAccount(existing)
+      insert.run(account)
+      return account
+    },
     removeUserAccounts (organizationId, userId) {
       for (const id of idsForUser.all(organizationId, userId)) {
         deleteMetadata.run(organizationId, id)

@@ -31,7 +31,7 @@ export const operationNotAllowed = (reasons: string[], message = 'The operation 
 /** 409 `operation_not_allowed` naming each required header that is missing (`missing-user-ip-header`, ...). */
 export function requireUserContext (context: UserContext, required: Array<'ip' | 'agent'>): void {
   const reasons = required.filter(k => context[k] === undefined).map(k => MISSING[k]!)
-  if (reasons.length > 0) throw operationNotAllowed(reasons)
+  if (reasons.length > 0) throw operationNotAllowed(reasons, 'Request not allowed due to missing user context')
 }
 
 /** The locales the sandbox answers in; a bare language stands for its first regional form. */

@@ -19,7 +19,7 @@ import type { ExternalAccountRecord } from '../external-accounts/store.js'
 import { checkQuotePermissions } from '../external-accounts/permissions.js'
 import type { ApmMethod, CreateQuoteRequest, DestinationNodeView, OriginNodeView, Quote } from '../../schemas/quotes.js'
 import { price } from './pricing.js'
-import { quotesStore, type ConsumeResult, type QuotesStore } from './store.js'
+import { quotesStore, type ConsumeResult, type QuoteRecord, type QuotesStore } from './store.js'
 
 export const quotesOf = (app: FastifyInstance): QuotesStore => app.storage.store(quotesStore)
 
@@ -196,16 +196,83 @@ async function checkLimits (app: FastifyInstance, catalogue: Catalogue, userId: 
     throw amountInvalid('The amount maximum limit was exceeded', { rule: 'maximum-limit-exceeded', limit: { maximumAmount: asNumber(inDenomination(limits.maximum, 'receive')) } })
   }
   if (limits.daily === undefined) return
+  const exceeded = dailyLimitCheck(limits.daily, usdValue, inDenomination, decimals)
+  const error = exceeded(await quotesOf(app).usedSince(userId, group, dayStartOf(now)))
+  if (error !== undefined) throw error
+}
+
+const dayStartOf = (now: number): number => {
   const day = new Date(now)
-  const dayStart = Date.UTC(day.getUTCFullYear(), day.getUTCMonth(), day.getUTCDate())
-  const used = (await quotesOf(app).usedSince(userId, group, dayStart)).reduce((a, v) => a.plus(v), new Decimal(0))
-  const remaining = Decimal.max(new Decimal(limits.daily).minus(used), 0)
-  if (usdValue.gt(remaining)) {
-    throw amountInvalid('The amount exceeds the daily limit', {
+  return Date.UTC(day.getUTCFullYear(), day.getUTCMonth(), day.getUTCDate())
+}
+
+/** The daily limit's check, given the USD values of the group's quotes consumed today: the 409, or undefined. */
+const dailyLimitCheck = (daily: string, usdValue: Decimal, inDenomination: (usd: string | Decimal, side: 'pay' | 'receive') => Decimal, decimals: number) =>
+  (used: string[]): ApiError | undefined => {
+    const remaining = Decimal.max(new Decimal(daily).minus(used.reduce((a, v) => a.plus(v), new Decimal(0))), 0)
+    if (usdValue.lte(remaining)) return undefined
+    return amountInvalid('The amount exceeds the daily limit', {
       rule: 'amount-exceeds-daily-limit',
-      limit: { maximumAmount: inDenomination(limits.daily, 'receive').toFixed(decimals), remainingAmount: inDenomination(remaining, 'receive').toFixed(decimals) }
+      limit: { maximumAmount: inDenomination(daily, 'receive').toFixed(decimals), remainingAmount: inDenomination(remaining, 'receive').toFixed(decimals) }
     })
   }
+
+/**
+ * The daily limit a quote must still fit when it is committed (others of its group may have been
+ * committed since it was given): undefined for a group without one. `check` runs inside the
+ * commit's write, with the USD values the quotes store's `usedSinceInWrite` reads from `since`, so
+ * concurrent commits cannot together pass it.
+ */
+export async function commitDailyLimit (app: FastifyInstance, record: QuoteRecord, now: number):
+Promise<{ since: number, check: (used: string[]) => ApiError | undefined } | undefined> {
+  const daily = LIMITS[record.limitGroup]?.daily
+  if (daily === undefined) return undefined
+  const catalogue = await catalogueOf(app)
+  const denomination = record.quote.denomination.asset
+  const fromUsd = midRate(catalogue, 'USD', denomination, now)
+  if (fromUsd === undefined) return undefined
+  const decimals = decimalsOf(catalogue, denomination)
+  const inDenomination = (usd: string | Decimal, side: 'pay' | 'receive'): Decimal => cut(new Decimal(usd).times(fromUsd), decimals, side)
+  return { since: dayStartOf(now), check: dailyLimitCheck(daily, new Decimal(record.usdValue), inDenomination, decimals) }
+}
+
+/**
+ * `transacting-unsettled-funds`: the origin account's available balance does not cover `amount`,
+ * but would with its funds not yet settled (ACH deposits). Without enough even then, the quote is
+ * given, and committing it answers `insufficient_balance`.
+ */
+async function checkUnsettledFunds (app: FastifyInstance, organizationId: string, accountId: string, amount: string, decimals: number): Promise<void> {
+  const ledger = await app.areas.accountLedger(app, organizationId, accountId)
+  const available = new Decimal(ledger.balance.available)
+  if (ledger.unsettled === undefined || available.gte(amount) || available.plus(ledger.unsettled.amount).lt(amount)) return
+  throw amountInvalid('The amount is invalid due to unsettled funds', {
+    rule: 'transacting-unsettled-funds',
+    unsettledFunds: {
+      settlementAt: ledger.unsettled.settlementAt,
+      shortfallAmount: new Decimal(amount).minus(available).toFixed(decimals),
+      reasons: ['pending-ach-deposit-settlement']
+    }
+  })
+}
+
+/**
+ * The capabilities committing a quote needs: those it was quoted with, from its stored nodes and
+ * limit group (the user's capabilities may have changed since).
+ */
+export function quoteCapabilities (record: QuoteRecord): CapabilityCode[] {
+  const { origin, destination } = record.quote
+  const side = (node: DestinationNodeView, asset: string, externalKind: Resolved['kind']): Resolved => {
+    if (node.type === 'account') return { asset, view: node, kind: 'account', ownerId: node.ownerId }
+    if (node.type === 'external-account') return { asset, view: node, kind: externalKind, ownerId: node.ownerId }
+    if (node.type === 'apm') return { asset, view: node, kind: 'apm', method: node.method }
+    return { asset, view: node, kind: 'crypto' }
+  }
+  const group = record.limitGroup
+  return capabilitiesFor(
+    record.userId,
+    side(origin.node, origin.asset, group === 'card-deposit' ? 'card' : 'bank'),
+    side(destination.node, destination.asset, group === 'card-withdrawal' ? 'card' : 'bank')
+  )
 }
 
 export async function createQuote (app: FastifyInstance, organizationId: string, userId: string, input: CreateQuoteRequest): Promise<Quote> {
@@ -249,6 +316,7 @@ export async function createQuote (app: FastifyInstance, organizationId: string,
   if (new Decimal(priced.destination).lte(0)) {
     throw amountInvalid('The amount minimum limit was not met', { rule: 'minimum-limit-not-met', limit: { minimumAmount: asNumber(cut(new Decimal(MINIMUM_USD).times(midRate(catalogue, 'USD', denomination.code, now)!), denomination.decimals, 'pay')) } })
   }
+  if (input.origin.type === 'account') await checkUnsettledFunds(app, organizationId, input.origin.id, priced.origin, decimalsOf(catalogue, origin.asset))
   await requireCapabilities(app, organizationId, userId, capabilitiesFor(userId, origin, destination))
 
   const requirements: Quote['requirements'] = []

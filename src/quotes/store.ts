@@ -39,6 +39,8 @@ export interface QuotesStore {
   consumeInWrite (organizationId: string, id: string, now: number): ConsumeResult
   /** The USD values of the user's quotes of a limit group consumed at or after `since` (ms). */
   usedSince (userId: string, limitGroup: string, since: number): Promise<string[]>
+  /** The same, synchronously, inside the ledger's write that commits a quote (its daily limit). */
+  usedSinceInWrite (userId: string, limitGroup: string, since: number): string[]
 }
 
 interface Row {
@@ -96,6 +98,9 @@ export function quotesStore (db: Db): QuotesStore {
     },
     consumeInWrite,
     async usedSince (userId, limitGroup, since) {
+      return usedSince.all(userId, limitGroup, since)
+    },
+    usedSinceInWrite (userId, limitGroup, since) {
       return usedSince.all(userId, limitGroup, since)
     }
   }

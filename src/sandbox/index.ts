@@ -1,7 +1,8 @@
-// The sandbox control API under /_sandbox (not part of the real service), and the entities that
-// carry metadata until their own areas hold them (files, accounts and external accounts are their areas').
+// The sandbox control API under /_sandbox (not part of the real service). The entities it creates
+// (`/_sandbox/entities`, the `entities` fixture key) are real records of the areas that hold them:
+// files, accounts, external accounts and transactions.
 import type { FastifyInstance } from 'fastify'
-import { defineArea, type MetadataEntity } from '../kit/area.js'
+import { defineArea } from '../kit/area.js'
 import health from './health.js'
 import state from './state.js'
 import clients from './clients.js'
@@ -24,24 +25,11 @@ async function sandboxRoutes (app: FastifyInstance): Promise<void> {
   await app.register(dashboard)
 }
 
-/** An entity created through `/_sandbox/entities`: the sandbox keeps only its owner. */
-const entity = (segment: string, name: string, param: string, title: string, operation: string): MetadataEntity => ({
-  segment,
-  name,
-  param,
-  title,
-  operation,
-  ownerOf: async (app, organizationId, id) => (await app.storage.entities.get(organizationId, segment, id))?.userId
-})
-
 export default defineArea({
   name: 'sandbox',
   tags: [{ name: 'Sandbox', description: 'Sandbox control API: not part of the real service.' }],
   migrations,
   fixtures: [organizationsFixture, entitiesFixture],
-  metadataEntities: [
-    entity('transactions', 'transaction', 'transactionId', 'transaction', 'Transaction')
-  ],
   // A full reset also removes every fault rule and gives the clock back its real time.
   reset: (app, organizationId) => {
     if (organizationId !== undefined) return

@@ -82,7 +82,9 @@ export default async function state (app: FastifyInstance, { seed }: StateOption
         'so its metadata can be used (`/core/<entity>/<id>/metadata`). The sandbox keeps only its id, owner and creation time, ' +
         'except for files: a file is a real one of the files area, `pending`, category `document`, `application/pdf`, that `GET /core/files/{fileId}` answers; ' +
         'and accounts: a real account of the accounts area, in `asset` (default USD), labelled `Sandbox account`, that the accounts operations answer; ' +
-        'and external accounts: a real ACH bank account of the external accounts area, `ok`, labelled `Sandbox external account`.',
+        'and external accounts: a real ACH bank account of the external accounts area, `ok`, labelled `Sandbox external account`; ' +
+        'and transactions: a real completed deposit of 100.00 USD (from a wire transfer) into the user\'s default USD account (made on first need), ' +
+        'with its postings and events, that the transactions operations answer.',
     params: EntityParams,
     body: EntityCreate,
     responses: {

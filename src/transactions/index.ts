@@ -10,6 +10,7 @@ import { transactionRoutes } from './routes.js'
 import { depositRoutes } from './deposits.js'
 import { rfiRoutes } from './rfis.js'
 import { ledgerView } from './sandbox-view.js'
+import { transactionsSandboxEntity } from './sandbox.js'
 
 async function transactionsArea (app: FastifyInstance): Promise<void> {
   const stop = followSettlements(app)
@@ -26,6 +27,16 @@ export default defineArea({
   // The `Transactions` tag is the quotes area's: quotes and the transactions that commit them.
   tags: [],
   migrations,
+  // A transaction's metadata belongs to the user who made it (the depositor of a deposit).
+  metadataEntities: [{
+    segment: 'transactions',
+    name: 'transaction',
+    param: 'transactionId',
+    title: 'transaction',
+    operation: 'Transaction',
+    ownerOf: async (app, organizationId, id) => (await ledgerOf(app).get(organizationId, id))?.userId
+  }],
+  sandboxEntities: [transactionsSandboxEntity],
   userHoldings: async (app, _organizationId, userId) => await ledgerOf(app).userHoldings(userId),
   accountLedger: async (app, _organizationId, accountId) => {
     const ledger = ledgerOf(app)

@@ -8,7 +8,9 @@ import { ApiError, conflict, entityNotFound } from '../errors.js'
 import { operationNotAllowed, requireUserContext, type UserContext } from '../http/user-context.js'
 import { metadataAtCreation, type CreationErrors } from '../metadata/revision.js'
 import { accountsOf, unarchiveOnFunds } from '../accounts/service.js'
-import { quotesOf } from '../quotes/service.js'
+import { commitDailyLimit, quoteCapabilities, quotesOf } from '../quotes/service.js'
+import { requireCapabilities } from '../capabilities/service.js'
+import { externalAccountsOf } from '../external-accounts/service.js'
 import type { Account } from '../../schemas/accounts.js'
 import { ledgerStore, type Balance, type LedgerEvents, type LedgerStore, type TransactionBody, type TransactionRecord, type TransactionStatus } from './store.js'
 
@@ -55,6 +57,8 @@ export const insufficientBalance = (): ApiError =>
   conflict('insufficient_balance', 'The origin does not have enough balance to perform the transaction', { context: 'body', property: 'origin' })
 const duplicateWithdrawal = (): ApiError => operationNotAllowed(['duplicate-withdrawal'], 'Transaction not allowed due to a duplicate withdrawal')
 const missingReturnUrl = (): ApiError => operationNotAllowed(['missing-return-url'], 'Transaction not allowed due to a missing return URL')
+const processingFailure = (reason: 'card-unauthorized'): ApiError => operationNotAllowed([reason], 'Transaction not allowed due to a processing failure')
+const unspecifiedError = (): ApiError => operationNotAllowed(['unspecified-error'], 'Transaction not allowed due to an unspecified error')
 
 export interface CreateTransactionInput {
   quoteId: string
@@ -62,15 +66,19 @@ export interface CreateTransactionInput {
   metadata?: Record<string, unknown>
 }
 
-/** Where the sandbox serves the 3-D Secure confirmation page of a transaction. */
-export const confirmationUrl = (app: FastifyInstance, transactionId: string): string =>
-  `${app.config.publicUrl.replace(/\/$/, '')}/_sandbox/3ds/${transactionId}`
+/**
+ * Where the sandbox serves the 3-D Secure confirmation page of a transaction: on `base`, PUBLIC_URL
+ * or (when it is not set) the scheme and host the request came to.
+ */
+export const confirmationUrl = (base: string, transactionId: string): string =>
+  `${base.replace(/\/$/, '')}/_sandbox/3ds/${transactionId}`
 
 const settlementDelayMs = (app: FastifyInstance): number => app.config.transactionSettlementSeconds * 1000
 
 /** Commits the acting user's quote as a transaction (`core.create-transaction`). */
-export async function createTransaction (app: FastifyInstance, organizationId: string, userId: string, input: CreateTransactionInput, context: UserContext):
-Promise<{ transaction: Record<string, unknown>, errors?: CreationErrors }> {
+export async function createTransaction (
+  app: FastifyInstance, organizationId: string, userId: string, input: CreateTransactionInput, context: UserContext, base = app.config.publicUrl
+): Promise<{ transaction: Record<string, unknown>, errors?: CreationErrors }> {
   requireUserContext(context, ['ip', 'agent'])
   const quotes = quotesOf(app)
   const quoteRecord = await quotes.get(organizationId, input.quoteId)
@@ -79,6 +87,13 @@ Promise<{ transaction: Record<string, unknown>, errors?: CreationErrors }> {
   const quote = quoteRecord.quote
   const originNode = quote.origin.node
   const destinationNode = quote.destination.node
+
+  // What the quote needed may have changed since: the user's capabilities, the card or bank account.
+  await requireCapabilities(app, organizationId, userId, quoteCapabilities(quoteRecord))
+  if (originNode.type === 'external-account') {
+    const external = await externalAccountsOf(app).get(organizationId, originNode.id)
+    if (external === undefined || external.status !== 'ok') throw external?.type === 'card' ? processingFailure('card-unauthorized') : unspecifiedError()
+  }
 
   // The accounts the funds leave and reach: still there (not archived, for the origin).
   const accounts = accountsOf(app)
@@ -111,7 +126,7 @@ Promise<{ transaction: Record<string, unknown>, errors?: CreationErrors }> {
   const id = randomUUID()
   const iso = new Date(now).toISOString()
   const origin = needs3ds && originNode.type === 'external-account'
-    ? { ...quote.origin, node: { ...originNode, confirmationUrl: confirmationUrl(app, id) } }
+    ? { ...quote.origin, node: { ...originNode, confirmationUrl: confirmationUrl(base, id) } }
     : quote.origin
   const body: TransactionBody = { origin, destination: quote.destination, denomination: quote.denomination, fees: quote.fees, quotedAt: quoteRecord.createdAt }
   const withdrawal = destinationNode.type === 'external-account' || destinationNode.type === 'crypto-address' || destinationNode.type === 'apm'
@@ -142,11 +157,17 @@ Promise<{ transaction: Record<string, unknown>, errors?: CreationErrors }> {
   if (originAccountId !== null) parties.push({ userId, accountId: originAccountId })
   if (destinationAccountId !== null) parties.push({ userId: destinationOwner!, accountId: destinationAccountId })
   if (parties.length === 0) throw nodeNotFound('origin')
+  // The maker sees it too when it moves funds from outside to another user's account.
+  if (!parties.some(p => p.userId === userId)) parties.push({ userId, accountId: '' })
   const { metadata, errors } = metadataAtCreation(input.metadata, iso)
+  const daily = await commitDailyLimit(app, quoteRecord, now)
+  let limitError: ApiError | undefined
   const result = await ledgerOf(app).commit({
     input: { record, parties },
     hold: originAccountId === null ? undefined : { accountId: originAccountId, userId, asset: quote.origin.asset, total: '0', available: `-${quote.origin.amount}` },
     consume: () => {
+      limitError = daily?.check(quotes.usedSinceInWrite(userId, quoteRecord.limitGroup, daily.since))
+      if (limitError !== undefined) return 'limit-exceeded'
       const consumed = quotes.consumeInWrite(organizationId, quoteRecord.id, now)
       return consumed.ok ? 'ok' : consumed.reason === 'not-found' ? 'quote-not-found' : consumed.reason === 'used' ? 'quote-used' : 'quote-expired'
     },
@@ -157,6 +178,7 @@ Promise<{ transaction: Record<string, unknown>, errors?: CreationErrors }> {
   if (!result.ok) {
     if (result.reason === 'insufficient-balance') throw insufficientBalance()
     if (result.reason === 'duplicate-withdrawal') throw duplicateWithdrawal()
+    if (result.reason === 'limit-exceeded' && limitError !== undefined) throw limitError
     throw quoteNotFound()
   }
   const transaction = transactionView(result.transaction)
@@ -164,6 +186,8 @@ Promise<{ transaction: Record<string, unknown>, errors?: CreationErrors }> {
 }
 
 export interface DepositInput {
+  /** The transaction's id (a new one when absent). */
+  id?: string
   organizationId: string
   /** The owner of the account credited. */
   userId: string
@@ -190,8 +214,17 @@ export async function deposit (app: FastifyInstance, input: DepositInput): Promi
   const iso = new Date(now).toISOString()
   const account = await accountsOf(app).get(input.organizationId, input.accountId)
   if (account === undefined) throw entityNotFound('account')
-  const record: TransactionRecord = {
-    id: randomUUID(),
+  const record = depositRecord({ ...input, id: input.id ?? randomUUID() }, account, iso)
+  const unsettled = input.unsettled === true && app.config.achSettlementSeconds > 0
+    ? { until: now + app.config.achSettlementSeconds * 1000, reason: 'pending-ach-deposit-settlement' }
+    : undefined
+  return await ledgerOf(app).deposit({ record, parties: [{ userId: account.userId, accountId: account.id }] }, unsettled, now, ledgerEvents(app))
+}
+
+/** A deposit's transaction, processing, crediting `account` (its owner's) at `iso`. */
+export function depositRecord (input: Omit<DepositInput, 'accountId' | 'unsettled'> & { id: string }, account: { id: string, userId: string }, iso: string): TransactionRecord {
+  return {
+    id: input.id,
     organizationId: input.organizationId,
     userId: input.userId,
     kind: 'deposit',
@@ -221,10 +254,6 @@ export async function deposit (app: FastifyInstance, input: DepositInput): Promi
     updatedAt: iso,
     completedAt: null
   }
-  const unsettled = input.unsettled === true && app.config.achSettlementSeconds > 0
-    ? { until: now + app.config.achSettlementSeconds * 1000, reason: 'pending-ach-deposit-settlement' }
-    : undefined
-  return await ledgerOf(app).deposit({ record, parties: [{ userId: account.userId, accountId: account.id }] }, unsettled, now, ledgerEvents(app))
 }
 
 /**
@@ -240,14 +269,16 @@ Promise<TransactionRecord | undefined | 'final'> {
   return result.transaction
 }
 
-/** The 3-D Secure page's answer: approved, the transaction settles as any other; declined, it fails. */
+/**
+ * The 3-D Secure page's answer: approved, the transaction settles as any other; declined, it fails
+ * (`card-unauthorized`). Undefined for no such transaction; 'final' when it waits for no
+ * authorization (answered already, or decided otherwise).
+ */
 export async function authorize (app: FastifyInstance, id: string, approved: boolean): Promise<TransactionRecord | undefined | 'final'> {
-  const t = await ledgerOf(app).get(undefined, id)
-  if (t === undefined || t.authorization === null) return t === undefined ? undefined : 'final'
-  if (!approved) return await changeTransactionStatus(app, id, 'failed', 'card-unauthorized')
   const now = app.clock.now()
-  await ledgerOf(app).schedule(id, now + settlementDelayMs(app), now)
-  return await ledgerOf(app).get(undefined, id)
+  const result = await ledgerOf(app).authorize(id, approved, now, now + settlementDelayMs(app), ledgerEvents(app))
+  if (!result.ok) return result.reason === 'not-found' ? undefined : 'final'
+  return result.transaction
 }
 
 /** Answers an RFI; a transaction on hold with nothing else pending resumes processing. */

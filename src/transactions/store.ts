@@ -72,14 +72,14 @@ export interface LedgerEvents {
 
 export type CommitResult =
   | { ok: true, transaction: TransactionRecord }
-  | { ok: false, reason: 'quote-not-found' | 'quote-used' | 'quote-expired' | 'insufficient-balance' | 'duplicate-withdrawal' | 'exists' }
+  | { ok: false, reason: 'quote-not-found' | 'quote-used' | 'quote-expired' | 'insufficient-balance' | 'duplicate-withdrawal' | 'exists' | 'limit-exceeded' }
 
 export interface CommitOptions {
   input: NewTransaction
   /** The hold on the origin account (available only, negative), when the origin is an account. */
   hold?: Leg
-  /** Consumes the quote inside the write (the quotes store's `consumeInWrite`). */
-  consume: () => 'ok' | 'quote-not-found' | 'quote-used' | 'quote-expired'
+  /** Checks the quote's limits and consumes it inside the write (the quotes store's `consumeInWrite`). */
+  consume: () => 'ok' | 'quote-not-found' | 'quote-used' | 'quote-expired' | 'limit-exceeded'
   events: LedgerEvents
   metadata?: MetadataRevision
   /** Puts the new transaction on hold at once, with a pending travel-rule RFI (travel rule data missing). */
@@ -212,6 +212,12 @@ export interface LedgerStore {
   changeStatusInWrite (organizationId: string | undefined, id: string, status: TransactionStatus, reason: string | null, at: number, settleAt: number | null, events: LedgerEvents): ChangeResult
   /** Sets or clears when a processing transaction completes by itself (3-D Secure confirmed). */
   schedule (id: string, settleAt: number | null, at: number): Promise<boolean>
+  /**
+   * Answers the authorization a transaction waits for, in one write: approved, it settles at
+   * `settleAt`; declined, it fails with `card-unauthorized`. `not-pending` when it waits for none
+   * (answered already, or decided otherwise), so of two racing answers only the first counts.
+   */
+  authorize (id: string, approved: boolean, at: number, settleAt: number, events: LedgerEvents): Promise<{ ok: true, transaction: TransactionRecord } | { ok: false, reason: 'not-found' | 'not-pending' }>
 
   /** A transaction of the organization (any organization when undefined), or undefined. */
   get (organizationId: string | undefined, id: string): Promise<TransactionRecord | undefined>
@@ -227,7 +233,7 @@ export interface LedgerStore {
   /** The transaction's RFIs, oldest first. */
   rfis (transactionId: string): Promise<RfiRecord[]>
   rfi (transactionId: string, rfiId: string): Promise<RfiRecord | undefined>
-  /** Whether the user sees the transaction: they own an account it moves funds from or to (its parties). */
+  /** Whether the user sees the transaction: they made it, or own an account it moves funds from or to (its parties). */
   isParty (organizationId: string, transactionId: string, userId: string): Promise<boolean>
   /**
    * Answers a pending RFI (status `ok`, `data`) and, when the transaction is on hold with no other
@@ -246,8 +252,13 @@ export interface LedgerStore {
   /** Every balance and every posting (in order) of an organization's ledger, system accounts included: what an audit reads. */
   organizationLedger (organizationId: string): Promise<OrganizationLedger>
 
-  /** A fixture's transaction and its postings, synchronously, inside the fixture's write (no events). */
+  /** A fixture's transaction row, synchronously, inside the fixture's write (no events, no postings). */
   fixtureRow (input: NewTransaction): void
+  /**
+   * A fixture's deposit, synchronously, inside the fixture's write: the transaction, completed, with
+   * the postings of its credit (so every balance stays the sum of its postings), and no events.
+   */
+  fixtureDeposit (input: NewTransaction, at: number): void
   /** Takes the user's transactions out of their lists, inside the write that deletes the user. */
   removeUser (organizationId: string, userId: string): void
 }
@@ -447,6 +458,36 @@ export function ledgerStore (db: Db): LedgerStore {
     return { ok: true, transaction: next, changed: true }
   }
 
+  /** A deposit's credit and completion inside an open write; without `events` (a fixture) it records none. */
+  const depositInWrite = (input: NewTransaction, unsettled: { until: number, reason: string } | undefined, at: number, events: LedgerEvents | undefined): TransactionRecord => {
+    const r = input.record
+    insert(input)
+    if (events !== undefined) recordEvent(db, events.transaction('core.transaction.created', r))
+    const accountId = r.destinationAccountId!
+    const owner = input.parties.find(p => p.accountId === accountId)?.userId ?? r.userId
+    const amount = r.body.destination.amount
+    const asset = r.body.destination.asset
+    const legs: Leg[] = [{ accountId, userId: owner, asset, total: amount, available: unsettled === undefined ? amount : '0' }]
+    if (unsettled !== undefined) {
+      legs.push({ accountId: systemAccount(r.organizationId, 'unsettled', asset), userId: null, asset, total: '0', available: amount })
+      insertUnsettled.run(randomUUID(), r.organizationId, accountId, r.id, asset, amount, unsettled.reason, unsettled.until)
+    }
+    for (const fee of r.body.fees) {
+      if (!new Decimal(fee.amount).isZero()) legs.push({ accountId: systemAccount(r.organizationId, 'fees', fee.asset), userId: null, asset: fee.asset, total: fee.amount, available: fee.amount })
+    }
+    const posted = post(r.organizationId, r.id, legs, a => systemAccount(r.organizationId, 'world', a), at)
+    if (!posted.ok) throw new Error('a credit cannot overdraw')
+    events?.credited(accountId)
+    const iso = new Date(at).toISOString()
+    const completed: TransactionRecord = { ...r, status: 'completed', reason: null, settleAt: null, updatedAt: iso, completedAt: iso }
+    updateState.run({ id: r.id, status: 'completed', reason: null, settleAt: null, authorization: null, updatedAt: iso, completedAt: iso })
+    if (events !== undefined) {
+      recordEvent(db, events.transaction('core.transaction.status-changed', completed))
+      announce(posted.moved, events)
+    }
+    return completed
+  }
+
   return {
     async balance (accountId) { return balanceInWrite(accountId) },
     balanceInWrite,
@@ -492,32 +533,7 @@ export function ledgerStore (db: Db): LedgerStore {
     },
 
     async deposit (input, unsettled, at, events) {
-      return await write(() => {
-        const r = input.record
-        insert(input)
-        recordEvent(db, events.transaction('core.transaction.created', r))
-        const accountId = r.destinationAccountId!
-        const owner = input.parties.find(p => p.accountId === accountId)?.userId ?? r.userId
-        const amount = r.body.destination.amount
-        const asset = r.body.destination.asset
-        const legs: Leg[] = [{ accountId, userId: owner, asset, total: amount, available: unsettled === undefined ? amount : '0' }]
-        if (unsettled !== undefined) {
-          legs.push({ accountId: systemAccount(r.organizationId, 'unsettled', asset), userId: null, asset, total: '0', available: amount })
-          insertUnsettled.run(randomUUID(), r.organizationId, accountId, r.id, asset, amount, unsettled.reason, unsettled.until)
-        }
-        for (const fee of r.body.fees) {
-          if (!new Decimal(fee.amount).isZero()) legs.push({ accountId: systemAccount(r.organizationId, 'fees', fee.asset), userId: null, asset: fee.asset, total: fee.amount, available: fee.amount })
-        }
-        const posted = post(r.organizationId, r.id, legs, a => systemAccount(r.organizationId, 'world', a), at)
-        if (!posted.ok) throw new Error('a credit cannot overdraw')
-        events.credited(accountId)
-        const iso = new Date(at).toISOString()
-        const completed: TransactionRecord = { ...r, status: 'completed', reason: null, settleAt: null, updatedAt: iso, completedAt: iso }
-        updateState.run({ id: r.id, status: 'completed', reason: null, settleAt: null, authorization: null, updatedAt: iso, completedAt: iso })
-        recordEvent(db, events.transaction('core.transaction.status-changed', completed))
-        announce(posted.moved, events)
-        return completed
-      })
+      return await write(() => depositInWrite(input, unsettled, at, events))
     },
 
     async changeStatus (organizationId, id, status, reason, at, settleAt, events) {
@@ -526,6 +542,19 @@ export function ledgerStore (db: Db): LedgerStore {
     changeStatusInWrite,
     async schedule (id, settleAt, at) {
       return await write(() => setSettleAt.run(settleAt, new Date(at).toISOString(), id).changes === 1)
+    },
+    async authorize (id, approved, at, settleAt, events) {
+      return await write(() => {
+        const row = getAny.get(id)
+        if (row === undefined) return { ok: false as const, reason: 'not-found' as const }
+        if (row.authorization === null || row.status !== 'processing') return { ok: false as const, reason: 'not-pending' as const }
+        if (approved) {
+          setSettleAt.run(settleAt, new Date(at).toISOString(), id)
+          return { ok: true as const, transaction: toRecord(getAny.get(id)!) }
+        }
+        const failed = changeStatusInWrite(undefined, id, 'failed', 'card-unauthorized', at, null, events)
+        return failed.ok ? { ok: true as const, transaction: failed.transaction } : { ok: false as const, reason: 'not-pending' as const }
+      })
     },
 
     async get (organizationId, id) {
@@ -594,6 +623,9 @@ export function ledgerStore (db: Db): LedgerStore {
 
     fixtureRow (input) {
       insert(input)
+    },
+    fixtureDeposit (input, at) {
+      depositInWrite(input, undefined, at, undefined)
     },
     removeUser (organizationId, userId) {
       removeParties.run(organizationId, userId)

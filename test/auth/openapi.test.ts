@@ -122,9 +122,9 @@ t.test('every registered route is in the document with the scopes and subjects i
   // The operations of the Core API with a guard: metadata (4 x 5 entities), users (create, get,
   // delete), KYC sharing (identify-user and sessions), management link, the 14 of the catalogue,
   // files (create, get), the 12 of KYC, the 8 of accounts, capabilities (list, get, accept
-  // terms, skip cooldowns), the 5 of external accounts, create-quote, the 2 deposit test helpers
-  // and the 3 of requests for information.
-  t.equal(guarded, 77)
+  // terms, skip cooldowns), the 5 of external accounts, create-quote, the 2 deposit test helpers,
+  // the 3 of requests for information and the 4 of transactions.
+  t.equal(guarded, 81)
 })
 
 t.test('the description names the answers any route can get before routing: 400, 408 and 431, with their codes and limits', async t => {

@@ -51,7 +51,7 @@ t.test('a header required by rule is 409 operation_not_allowed naming each missi
   const app = await build(t, { serviceName: 'uphold' }, { plugins: [probe] })
   const none = await app.inject({ method: 'GET', url: '/probe/context', headers: { 'x-require': 'yes' } })
   t.equal(none.statusCode, 409)
-  t.same(none.json(), { code: 'operation_not_allowed', message: 'The operation is not allowed', details: { reasons: ['missing-user-ip-header', 'missing-user-agent-header'] } })
+  t.same(none.json(), { code: 'operation_not_allowed', message: 'Request not allowed due to missing user context', details: { reasons: ['missing-user-ip-header', 'missing-user-agent-header'] } })
   const agentOnly = await app.inject({ method: 'GET', url: '/probe/context', headers: { 'x-require': 'yes', 'x-uphold-user-ip': '1.2.3.4' } })
   t.same(agentOnly.json().details, { reasons: ['missing-user-agent-header'] })
 })

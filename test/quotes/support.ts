@@ -1,5 +1,6 @@
 // Shared setup of the quotes tests: a ready user with accounts, an ok card and an ACH account.
 import type { Test } from 'tap'
+import type { Config } from '../../src/config.js'
 import { ready, setup, type Setup } from '../accounts/support.js'
 import { ach, card } from '../external-accounts/support.js'
 
@@ -11,8 +12,8 @@ export interface QuoteSetup extends Setup {
   quote: (body: Record<string, unknown>) => Promise<{ statusCode: number, json: () => any }>
 }
 
-export async function quoteSetup (t: Test): Promise<QuoteSetup> {
-  const s = await setup(t, { cardCheckDelaySeconds: 0 })
+export async function quoteSetup (t: Test, overrides: Partial<Config> = {}): Promise<QuoteSetup> {
+  const s = await setup(t, { cardCheckDelaySeconds: 0, ...overrides })
   await ready(s)
   const accounts: Record<string, string> = {}
   for (const asset of ['GBP', 'USD', 'BTC', 'ETH', 'USDC', 'XRP', 'EUR']) {

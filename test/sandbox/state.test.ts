@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify'
 import { accessToken, bearer, build, DEMO_ID, DEMO_ORG, DEMO_SECRET, makeClient, makeUser } from '../helpers.js'
 import { ACCOUNT, ORG, goodFixture } from './fixture-data.js'
 import { filesStore } from '../../src/files/store.js'
+import { ledgerStore } from '../../src/transactions/store.js'
 import { accountsStore } from '../../src/accounts/store.js'
 import { externalAccountsStore } from '../../src/external-accounts/store.js'
 
@@ -116,13 +117,13 @@ t.test('POST /_sandbox/entities/{entity} creates an entity owned by a user, in t
     const res = await app.inject({ method: 'POST', url: `/_sandbox/entities/${entity}`, payload: { userId: user.id } })
     t.equal(res.statusCode, 201, entity)
     t.match(res.json(), { type: entity, userId: user.id, organizationId: org, createdAt: app.clock.iso() })
-    // Files, accounts and external accounts are their areas' records; transactions are the sandbox's own entity rows.
+    // Each is a real record of the area that holds it.
     const id = res.json().id as string
     const stored = entity === 'files'
       ? await app.storage.store(filesStore).get(org, id)
       : entity === 'accounts'
         ? await app.storage.store(accountsStore).get(org, id)
-        : entity === 'external-accounts' ? await app.storage.store(externalAccountsStore).get(org, id) : await app.storage.entities.get(org, entity, id)
+        : entity === 'external-accounts' ? await app.storage.store(externalAccountsStore).get(org, id) : await app.storage.store(ledgerStore).get(org, id)
     t.match(stored, { userId: user.id })
   }
   const id = randomUUID()
