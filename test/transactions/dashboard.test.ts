@@ -3,6 +3,8 @@
 // pending transaction completed by its button.
 import t from 'tap'
 import { existsSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { chromium, type Browser } from 'playwright-core'
 import { createTransaction, deposit, ledgerOf } from '../../src/transactions/service.js'
 import { ownDocumentChecker } from '../catalogue/openapi-check.js'
@@ -88,5 +90,6 @@ t.test('the dashboard shows balances and transactions, and completes a pending o
   t.match(await page.locator(`#transactions tr[data-transaction-id="${tradeId}"]`).textContent(), /completed.*final/s, 'no actions once final')
   await page.locator(`#kyc [data-account-id="${s.accounts.GBP}"]`, { hasText: 'GBP 90 (90 available)' }).waitFor()
   t.pass('the balance after completion')
+  await page.screenshot({ path: join(tmpdir(), 'dashboard-ledger.png'), fullPage: true })
   t.same(problems, [], 'no script errors')
 })
