@@ -210,8 +210,6 @@ export interface LedgerStore {
    */
   changeStatus (organizationId: string | undefined, id: string, status: TransactionStatus, reason: string | null, at: number, settleAt: number | null, events: LedgerEvents): Promise<ChangeResult>
   changeStatusInWrite (organizationId: string | undefined, id: string, status: TransactionStatus, reason: string | null, at: number, settleAt: number | null, events: LedgerEvents): ChangeResult
-  /** Sets or clears when a processing transaction completes by itself (3-D Secure confirmed). */
-  schedule (id: string, settleAt: number | null, at: number): Promise<boolean>
   /**
    * Answers the authorization a transaction waits for, in one write: approved, it settles at
    * `settleAt`; declined, it fails with `card-unauthorized`. `not-pending` when it waits for none
@@ -252,8 +250,6 @@ export interface LedgerStore {
   /** Every balance and every posting (in order) of an organization's ledger, system accounts included: what an audit reads. */
   organizationLedger (organizationId: string): Promise<OrganizationLedger>
 
-  /** A fixture's transaction row, synchronously, inside the fixture's write (no events, no postings). */
-  fixtureRow (input: NewTransaction): void
   /**
    * A fixture's deposit, synchronously, inside the fixture's write: the transaction, completed, with
    * the postings of its credit (so every balance stays the sum of its postings), and no events.
@@ -540,9 +536,6 @@ export function ledgerStore (db: Db): LedgerStore {
       return await write(() => changeStatusInWrite(organizationId, id, status, reason, at, settleAt, events))
     },
     changeStatusInWrite,
-    async schedule (id, settleAt, at) {
-      return await write(() => setSettleAt.run(settleAt, new Date(at).toISOString(), id).changes === 1)
-    },
     async authorize (id, approved, at, settleAt, events) {
       return await write(() => {
         const row = getAny.get(id)
@@ -621,9 +614,6 @@ export function ledgerStore (db: Db): LedgerStore {
       }
     },
 
-    fixtureRow (input) {
-      insert(input)
-    },
     fixtureDeposit (input, at) {
       depositInWrite(input, undefined, at, undefined)
     },
