@@ -1,9 +1,10 @@
-// The ledger across a SIGKILL: a server process on a file database takes deposits and
-// transactions (settlement an hour away on the sandbox clock, so they stay pending), completes and
+// The ledger across a SIGKILL: a server process on a file database takes deposits (an ACH one,
+// unsettled for an hour) and transactions (settlement an hour away on the sandbox clock, so they
+// stay pending), completes and
 // fails some through the control API, then takes a burst of transactions and is killed with
 // SIGKILL in the middle of it. Restarted on the same database, every transaction answered 201 is
-// there with its status, the balances and holds are as they were, and the pending transactions
-// settle when the clock reaches their time.
+// there with its status, the balances, holds and unsettled funds are as they were, and the pending
+// transactions and funds settle when the clock reaches their time.
 import t from 'tap'
 import { Decimal } from '../../src/money/decimal.js'
 import { fileDatabasePath, waitFor } from '../helpers.js'
@@ -13,12 +14,12 @@ import { fpsDeposit, fpsDetails, http, newAccount, readyUser, trade, type Http }
 const CLIENT_ID = 'sigkill-client'
 const CLIENT_SECRET = 'sigkill-client-secret'
 const SETTLEMENT_SECONDS = 3600
-const ENV = { SANDBOX_CLIENT_ID: CLIENT_ID, SANDBOX_CLIENT_SECRET: CLIENT_SECRET, TRANSACTION_SETTLEMENT_SECONDS: String(SETTLEMENT_SECONDS) }
+const ENV = { SANDBOX_CLIENT_ID: CLIENT_ID, SANDBOX_CLIENT_SECRET: CLIENT_SECRET, TRANSACTION_SETTLEMENT_SECONDS: String(SETTLEMENT_SECONDS), ACH_SETTLEMENT_SECONDS: String(SETTLEMENT_SECONDS) }
 const BURST = 40
 
 interface Acknowledged { id: string, status: string, origin: string, destination: string }
 
-t.test('acknowledged transactions, balances and holds survive a SIGKILL, and pending ones settle after it', async t => {
+t.test('acknowledged transactions, balances, holds and unsettled funds survive a SIGKILL, and settle after it', async t => {
   const databasePath = fileDatabasePath(t)
   let server: Server = await startServer(databasePath, ENV)
   t.teardown(() => { server.child.kill('SIGKILL') })
@@ -28,6 +29,11 @@ t.test('acknowledged transactions, balances and holds survive a SIGKILL, and pen
   const gbp = await newAccount(h, user, 'GBP')
   const btc = await newAccount(h, user, 'BTC')
   await fpsDeposit(h, user, await fpsDetails(h, user, gbp), '1000')
+  // 100 USD by ACH: in the total at once, available only after ACH_SETTLEMENT_SECONDS.
+  const usd = await newAccount(h, user, 'USD')
+  const ach = (await h.call('PUT', `/core/accounts/${usd}/deposit-method?type=bank&asset=USD&network=ach`, { user })).body.depositMethod.details
+  const achDeposit = await h.call('POST', '/core/accounts/test-helpers/bank-deposits', { user, body: { network: 'ach', accountNumber: ach.accountNumber, routingNumber: ach.routingNumber, amount: '100' } })
+  t.equal(achDeposit.status, 202, 'the ACH deposit is accepted')
   const quote = { origin: { type: 'account', id: gbp }, destination: { type: 'account', id: btc }, denomination: { asset: 'GBP', amount: '5' } }
 
   const acked: Acknowledged[] = []
@@ -94,6 +100,8 @@ t.test('acknowledged transactions, balances and holds survive a SIGKILL, and pen
   t.ok(new Decimal(gbpBalance.total).eq(total), `GBP total ${gbpBalance.total}: the deposit less the completed transaction`)
   t.ok(new Decimal(gbpBalance.available).eq(total.minus(sum(pending, x => x.origin.amount))), `GBP available ${gbpBalance.available}: less the holds of ${pending.length} pending transactions`)
   t.ok(new Decimal((await balance(btc)).total).eq(sum(completed, x => x.destination.amount)), 'BTC: the completed transaction\'s credit')
+  const usdBefore = await balance(usd)
+  t.ok(new Decimal(usdBefore.total).eq(100) && new Decimal(usdBefore.available).eq(0), `USD ${usdBefore.total}/${usdBefore.available}: the ACH funds still unsettled`)
 
   // The pending settlements resume: when the clock reaches them, they complete.
   const moved = await h.call('POST', '/_sandbox/clock', { body: { advanceSeconds: SETTLEMENT_SECONDS + 1 } })
@@ -108,6 +116,8 @@ t.test('acknowledged transactions, balances and holds survive a SIGKILL, and pen
   t.same(gbpBalance, { total: gbpBalance.available, available: gbpBalance.available }, 'no hold left')
   t.ok(new Decimal(gbpBalance.total).eq(new Decimal(1000).minus(spent)), `GBP ${gbpBalance.total}: the deposit less every completed transaction`)
   t.ok(new Decimal((await balance(btc)).total).eq(sum(completed, x => x.destination.amount).plus(sum(pending, x => x.destination.amount))), 'BTC: every credit')
+  const usdAfter = await balance(usd)
+  t.ok(new Decimal(usdAfter.total).eq(100) && new Decimal(usdAfter.available).eq(100), `USD ${usdAfter.total}/${usdAfter.available}: the ACH funds settled`)
 
   server.child.kill('SIGTERM')
   await server.exited
