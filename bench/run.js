@@ -3,7 +3,7 @@
 // baseline on this machine, measures each scenario with autocannon after a warm-up, and prints one
 // table with requests/s, p50, p99, errors and the ratio to the baseline measured right before each
 // scenario (medians over the runs).
-// Other flags: --only get,put (scenario keys: get, 304, put, patch, token, catalogue, mixed), --users 1000, --log-level info,
+// Other flags: --only get,put (scenario keys: get, 304, put, patch, token, catalogue, mixed, transactions), --users 1000, --log-level info,
 // --cpu-prof (profile the sandbox and print its self time per function and file),
 // --cpu-prof-dir DIR (the same, and keep the profiles in DIR: run-1.cpuprofile, ...; open one in
 // Chrome's DevTools, or in bench/cpuprofile.js with the --from/--to printed for each scenario),
@@ -164,6 +164,95 @@ async function seed (url) {
   return { token, users, etags }
 }
 
+// The KYC processes a user needs for quotes and transactions, screening and risk last.
+const KYC_PROCESSES = ['profile', 'address', 'email', 'phone', 'identity', 'proof-of-address', 'customer-due-diligence', 'enhanced-due-diligence',
+  'crypto-risk-assessment', 'self-categorization-statement', 'tax-details', 'screening', 'risk']
+const TRADERS = 10
+const TRADE_GBP = '2'
+const DEPOSITS = 5
+const DEPOSIT_GBP = '10000'
+
+/**
+ * Traders for the transactions scenario, made through the API: users with their KYC forced ok (the
+ * control API), the cooldown skipped and the vIBAN terms accepted, a GBP and a BTC account each, and
+ * 50 000 GBP credited by simulated FPS deposits to the GBP account's deposit details: room for
+ * 25 000 trades of 2 GBP per trader.
+ */
+async function seedTraders (url, token) {
+  const traders = []
+  for (let i = 0; i < TRADERS; i++) {
+    const user = (await json(`${url}/core/users`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ email: `trader-${i}@example.com`, termsOfService: 'general-gb-fca', primaryCitizenship: 'GB', address: { country: 'GB' } })
+    })).body.user.id
+    const headers = { authorization: `Bearer ${token}`, 'x-on-behalf-of': `user ${user}`, 'content-type': 'application/json' }
+    for (const process of KYC_PROCESSES) {
+      await json(`${url}/_sandbox/users/${user}/kyc/${process}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ status: 'ok' }) })
+    }
+    await json(`${url}/core/assets/test-helpers/skip-assets-cooldowns`, { method: 'PUT', headers: { authorization: headers.authorization, 'x-on-behalf-of': headers['x-on-behalf-of'] } })
+    await json(`${url}/core/terms-of-service/unique-account-number-viban/accept`, {
+      method: 'POST', headers: { authorization: headers.authorization, 'x-on-behalf-of': headers['x-on-behalf-of'], 'x-service-user-ip': '47.174.97.164' }
+    })
+    const account = async (asset) => (await json(`${url}/core/accounts`, { method: 'POST', headers, body: JSON.stringify({ label: asset, asset }) })).body.account.id
+    const gbp = await account('GBP')
+    const btc = await account('BTC')
+    const details = (await json(`${url}/core/accounts/${gbp}/deposit-method?type=bank&asset=GBP&network=fps`, { method: 'PUT', headers: { authorization: headers.authorization, 'x-on-behalf-of': headers['x-on-behalf-of'] } })).body.depositMethod.details
+    for (let d = 0; d < DEPOSITS; d++) {
+      await json(`${url}/core/accounts/test-helpers/bank-deposits`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ network: 'fps', sortCode: details.sortCode, accountNumber: details.accountNumber, ...(details.reference === undefined ? {} : { reference: details.reference }), asset: 'GBP', amount: DEPOSIT_GBP })
+      })
+    }
+    traders.push({ user, gbp, btc })
+  }
+  return traders
+}
+
+/**
+ * One iteration: a quote of 2 GBP from a trader's GBP account to their BTC account, then the
+ * transaction that commits it (its id from the quote's answer). Traders in turn; a refused quote
+ * starts the iteration again.
+ */
+function tradeRequests (token, traders) {
+  const nextTrader = cycle(traders)
+  const auth = `Bearer ${token}`
+  return [
+    {
+      method: 'POST',
+      path: '/core/transactions/quote',
+      setupRequest: (req, context) => {
+        const trader = nextTrader()
+        context.trader = trader
+        return {
+          ...req,
+          headers: { authorization: auth, 'content-type': 'application/json', 'x-on-behalf-of': `user ${trader.user}` },
+          body: JSON.stringify({ origin: { type: 'account', id: trader.gbp }, destination: { type: 'account', id: trader.btc }, denomination: { asset: 'GBP', amount: TRADE_GBP } })
+        }
+      },
+      onResponse: (status, body, context) => { context.quoteId = status === 201 ? JSON.parse(body).quote.id : undefined }
+    },
+    {
+      method: 'POST',
+      path: '/core/transactions',
+      setupRequest: (req, context) => context.quoteId === undefined
+        ? undefined
+        : {
+            ...req,
+            headers: {
+              authorization: auth,
+              'content-type': 'application/json',
+              'x-on-behalf-of': `user ${context.trader.user}`,
+              'x-service-user-ip': '47.174.97.164',
+              'x-service-user-agent': 'bench/run.js'
+            },
+            body: JSON.stringify({ quoteId: context.quoteId })
+          }
+    }
+  ]
+}
+
 function measure (url, { requests, setupClient }, duration) {
   return new Promise((resolve, reject) => {
     autocannon({ url, connections: CONNECTIONS, duration, requests, setupClient }, (err, result) => err ? reject(err) : resolve(result))
@@ -212,7 +301,7 @@ function getRequests (token, users) {
 }
 
 function scenarios (state) {
-  const { token, users, etags } = state
+  const { token, users, etags, traders } = state
   const auth = `Bearer ${token}`
   const hot = [...etags.keys()]
   const written = users.slice(HOT)
@@ -258,6 +347,9 @@ function scenarios (state) {
     { key: 'patch', name: 'PATCH metadata (2 ops)', requests: [patch], expect: [200], target: { ratio: 0.3 } },
     { key: 'token', name: 'Token (client credentials)', requests: [token_], expect: [200], target: { ratio: 0.3 } },
     { key: 'catalogue', name: 'Catalogue read: list assets with rates', ...sequence(Array.from({ length: 50 }, () => catalogue).flat()), expect: [200], target: { ratio: 0.3 } },
+    // A quote and the transaction that commits it: 2 requests per iteration, each a write (the
+    // quote is stored; the transaction consumes it, holds the funds and records its events).
+    ...(traders === undefined ? [] : [{ key: 'transactions', name: 'Quote + transaction (2 requests each)', requests: tradeRequests(token, traders), expect: [201], perIteration: 2 }]),
     // 4 reads, 2 conditional reads, 1 PUT, 1 PATCH, 1 token per 9 requests.
     {
       key: 'mixed',
@@ -278,6 +370,8 @@ const startups = []
 const results = new Map()
 // Scenario name -> its target (BENCHMARKS.md, "Against the targets").
 const targets = new Map()
+// Scenario name -> requests per iteration, for those whose iteration is more than one request.
+const perIteration = new Map()
 const push = (name, r) => { if (!results.has(name)) results.set(name, []); results.get(name).push(r) }
 let peak = 0
 const began = Date.now()
@@ -295,7 +389,8 @@ try {
     try {
       const seeded = Date.now()
       const state = await seed(sandbox.url)
-      process.stderr.write(`run ${run}/${RUNS}: started in ${sandbox.startupMs.toFixed(0)} ms, seeded ${USERS} users in ${Date.now() - seeded} ms, peak RSS so far ${peakRssMb(sandbox.pid).toFixed(0)} MB\n`)
+      if (only === undefined || only.has('transactions')) state.traders = await seedTraders(sandbox.url, state.token)
+      process.stderr.write(`run ${run}/${RUNS}: started in ${sandbox.startupMs.toFixed(0)} ms, seeded ${USERS} users${state.traders === undefined ? '' : ` and ${TRADERS} funded traders`} in ${Date.now() - seeded} ms, peak RSS so far ${peakRssMb(sandbox.pid).toFixed(0)} MB\n`)
       const bare = { ...sequence(getRequests(state.token, state.users)), expect: [200] }
       for (const s of scenarios(state)) {
         if (only !== undefined && !only.has(s.key)) continue
@@ -309,7 +404,9 @@ try {
         const r = await scenario(sandbox.url, sandbox.pid, s, window)
         if (r.errors > 0) process.stderr.write(`  errors: ${r.errors}, statuses ${JSON.stringify(r.statuses)}\n`)
         process.stderr.write(`  ${r.rps.toFixed(0)} req/s (x${(r.rps / base.rps).toFixed(2)}), ${r.cpu.toFixed(0)} µs CPU per request, peak RSS so far ${peakRssMb(sandbox.pid).toFixed(0)} MB\n`)
+        if (s.perIteration !== undefined) process.stderr.write(`  ${(r.rps / s.perIteration).toFixed(0)} iterations/s\n`)
         push(s.name, { ...r, ratio: r.rps / base.rps })
+        if (s.perIteration !== undefined) perIteration.set(s.name, s.perIteration)
         if (s.target !== undefined) targets.set(s.name, s.target)
       }
       peak = Math.max(peak, peakRssMb(sandbox.pid))
@@ -340,6 +437,10 @@ const rows = [['Scenario', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'x baseline', 
 for (const [name, rs] of results) {
   const rps = median(rs.map(r => r.rps))
   rows.push([name, fmt(rps, 0), fmt(median(rs.map(r => r.p50))), fmt(median(rs.map(r => r.p99))), String(rs.reduce((a, r) => a + r.errors, 0)), fmt(median(rs.map(r => r.ratio)), 2), fmt(median(rs.map(r => r.cpu)), 0)])
+}
+for (const [name, n] of perIteration) {
+  const rps = median(results.get(name).map(r => r.rps))
+  rows.push([`${name}: iterations/s`, fmt(rps / n, 0), '', '', '', '', ''])
 }
 rows.push(['Start to first healthy answer (ms)', fmt(median(startups), 0), '', '', '', '', ''])
 rows.push(['Peak RSS of the sandbox (MB)', fmt(peak, 0), '', '', '', '', ''])

@@ -64,6 +64,12 @@ ul.rules li { padding: 6px 0; border-bottom: 1px solid var(--line); display: fle
 .kyc-failed, .kyc-blocked { color: var(--err); background: var(--err-bg); } .kyc-restricted { color: var(--warn); background: var(--warn-bg); }
 .kyc-exempt { color: var(--muted); }
 form.force { display: flex; gap: 4px; flex-wrap: wrap; }
+.acct { display: block; font: 12.5px var(--mono); white-space: nowrap; }
+.acct .avail { color: var(--muted); }
+.tx { display: inline-block; font: 600 11.5px var(--mono); padding: 1px 6px; border-radius: 4px; background: var(--line); }
+.tx-completed { color: var(--ok); background: var(--ok-bg); } .tx-processing { color: var(--info); background: var(--info-bg); }
+.tx-on-hold { color: var(--warn); background: var(--warn-bg); } .tx-failed { color: var(--err); background: var(--err-bg); }
+.actions { display: flex; gap: 4px; flex-wrap: wrap; }
 `
 
 const SCRIPT = `
@@ -278,24 +284,80 @@ const SCRIPT = `
     } }, process, status, h('button', { type: 'submit' }, 'Force'))
   }
 
-  function loadKyc () {
+  function accountsCell (accounts) {
+    if (!accounts || accounts.length === 0) return h('span', { class: 'muted' }, 'No accounts')
+    return accounts.map(function (a) {
+      return h('span', { class: 'acct', 'data-account-id': a.id, title: a.id + (a.archived ? ' (archived)' : '') },
+        a.label + ' · ' + a.asset + ' ' + a.balance.total, h('span', { class: 'avail' }, ' (' + a.balance.available + ' available)'), a.archived ? ' · archived' : '')
+    })
+  }
+
+  function orgQuery () {
     var org = $('kyc-org').value
-    return api('/_sandbox/kyc' + (org === '' ? '' : '?organizationId=' + encodeURIComponent(org))).then(function (r) {
+    return org === '' ? '' : '?organizationId=' + encodeURIComponent(org)
+  }
+
+  function loadKyc () {
+    return Promise.all([api('/_sandbox/kyc' + orgQuery()), api('/_sandbox/ledger' + orgQuery())]).then(function (rs) {
+      var r = rs[0]
+      var ledger = rs[1]
       if (!r.ok) return failed('kyc', r)
+      var accountsOf = {}
+      var emailOf = {}
+      if (ledger.ok) ledger.data.users.forEach(function (u) { accountsOf[u.id] = u.accounts; emailOf[u.id] = u.email })
+      showTransactions(ledger, emailOf)
       var list = r.data.users
       $('kyc-count').textContent = '(' + list.length + ')'
       if (list.length === 0) return fill('kyc', h('div', { class: 'empty' }, 'No users.'))
       fill('kyc', h('div', { class: 'scroll' }, h('table', null,
-        h('thead', null, h('tr', null, ['User', 'Summary', 'Processes', 'KYB', 'Force an outcome'].map(function (t) { return h('th', null, t) }))),
+        h('thead', null, h('tr', null, ['User', 'Summary', 'Processes', 'KYB', 'Accounts and balances', 'Force an outcome'].map(function (t) { return h('th', null, t) }))),
         h('tbody', null, list.map(function (u) {
           return h('tr', { 'data-user-id': u.id },
             h('td', null, h('div', null, u.email), h('div', { class: 'mono muted', title: u.id }, shortId(u.id) + ' · org ' + shortId(u.organizationId))),
             h('td', null, h('span', { class: 'kyc kyc-' + u.summary.status, title: 'reason: ' + u.summary.reason }, u.summary.status)),
             h('td', null, KYC_PROCESSES.map(function (p) { var s = u.processes[p]; return h('span', { class: 'kyc kyc-' + s, title: p + ': ' + s }, p + ' ' + s) })),
             h('td', null, u.kyb || '—'),
+            h('td', { class: 'accounts' }, accountsCell(accountsOf[u.id])),
             h('td', null, forceForm(u)))
         })))))
     })
+  }
+
+  // The control actions of a transaction by status: what POST /_sandbox/transactions/{id}/status accepts from it
+  // (a transaction on hold resumes when the user answers its request for information).
+  var TX_ACTIONS = { processing: [['Complete', 'completed'], ['Fail', 'failed'], ['Hold', 'on-hold']], 'on-hold': [['Complete', 'completed'], ['Fail', 'failed']] }
+
+  function moveTransaction (id, status) {
+    return api('/_sandbox/transactions/' + id + '/status', 'POST', { status: status }).then(function (r) {
+      if (!r.ok) $('transactions-message').textContent = (r.data && r.data.message) || ('Failed: HTTP ' + r.status)
+      else $('transactions-message').textContent = ''
+      return loadKyc()
+    }).catch(ignore)
+  }
+
+  function sideText (s) { return s.amount + ' ' + s.asset + ' · ' + s.type + (s.accountId ? ' ' + shortId(s.accountId) : '') }
+
+  function showTransactions (r, emailOf) {
+    if (!r.ok) return failed('transactions', r)
+    var list = r.data.transactions
+    $('transactions-count').textContent = '(' + list.length + ')'
+    if (list.length === 0) return fill('transactions', h('div', { class: 'empty' }, 'No transactions.'))
+    fill('transactions', h('div', { class: 'scroll' }, h('table', null,
+      h('thead', null, h('tr', null, ['Created', 'User', 'Kind', 'Origin', 'Destination', 'Status', 'Control', 'Transaction id'].map(function (t) { return h('th', null, t) }))),
+      h('tbody', null, list.map(function (x) {
+        var actions = TX_ACTIONS[x.status] || []
+        return h('tr', { 'data-transaction-id': x.id, 'data-status': x.status },
+          h('td', { class: 'mono' }, x.createdAt.replace('T', ' ').slice(0, 19)),
+          h('td', { title: x.userId }, emailOf[x.userId] || shortId(x.userId)),
+          h('td', null, x.kind),
+          h('td', { class: 'mono' }, sideText(x.origin)),
+          h('td', { class: 'mono' }, sideText(x.destination)),
+          h('td', null, h('span', { class: 'tx tx-' + x.status, title: x.reason ? 'reason: ' + x.reason : '' }, x.status + (x.reason ? ' (' + x.reason + ')' : ''))),
+          h('td', null, actions.length === 0 ? h('span', { class: 'muted' }, 'final') : h('div', { class: 'actions' }, actions.map(function (a) {
+            return h('button', { type: 'button', 'data-status': a[1], onclick: function () { moveTransaction(x.id, a[1]) } }, a[0])
+          }))),
+          h('td', { class: 'mono', title: x.id }, shortId(x.id)))
+      })))))
   }
 
   function ignore (err) { if (!(err instanceof Unauthorized)) console.error(err) }
@@ -410,10 +472,15 @@ export function dashboardPage (opts: { tokenRequired: boolean }): string {
     <div class="muted">Click a row for headers and bodies (credentials masked). Reads of the control API are not logged.</div>
   </section>
   <section class="card span-12" aria-labelledby="kyc-title">
-    <h2 id="kyc-title">Users and KYC <span class="count" id="kyc-count"></span></h2>
+    <h2 id="kyc-title">Users: KYC and accounts <span class="count" id="kyc-count"></span></h2>
     <div class="toolbar"><label>Organization <select id="kyc-org"></select></label></div>
     <div id="kyc" class="muted">Loading…</div>
     <div class="muted">Forcing an outcome sets the process's status at once and emits its event, as the service's review would.</div>
+  </section>
+  <section class="card span-12" aria-labelledby="transactions-title">
+    <h2 id="transactions-title">Transactions <span class="count" id="transactions-count"></span></h2>
+    <div id="transactions" class="muted">Loading…</div>
+    <div class="muted"><span id="transactions-message" role="status"></span> Of the organization chosen above, newest first. A pending transaction's buttons move it at once, with its events and postings, as the service would; otherwise it completes on the sandbox clock.</div>
   </section>
   <section class="card span-8" aria-labelledby="deliveries-title">
     <h2 id="deliveries-title">Webhook deliveries</h2>

@@ -13,7 +13,7 @@ export default async function dashboard (app: FastifyInstance): Promise<void> {
     url: '/_sandbox/',
     open: true,
     summary: 'Dashboard',
-    description: 'An HTML page showing the clock (with buttons to advance, freeze and restore it), the clients, the users with their KYC summary and process statuses (with a form to force a process\'s outcome), the request log ' +
+    description: 'An HTML page showing the clock (with buttons to advance, freeze and restore it), the clients, the users with their KYC summary and process statuses (with a form to force a process\'s outcome) and their accounts with balances, the transactions with their status (with buttons that complete, fail or hold a pending one), the request log ' +
         '(filters, auto-refresh, headers and bodies per request), webhook deliveries and fault rules. ' +
         'The page loads without the admin token; when SANDBOX_ADMIN_TOKEN is set it asks for it in a field labelled "Admin token", ' +
         'keeps it for the browser tab only (sessionStorage) and sends it as Bearer on its calls to the control API.',

@@ -9,6 +9,7 @@ import { followSettlements, ledgerOf } from './service.js'
 import { transactionRoutes } from './routes.js'
 import { depositRoutes } from './deposits.js'
 import { rfiRoutes } from './rfis.js'
+import { ledgerView } from './sandbox-view.js'
 import { transactionsSandboxEntity } from './sandbox.js'
 
 async function transactionsArea (app: FastifyInstance): Promise<void> {
@@ -18,6 +19,7 @@ async function transactionsArea (app: FastifyInstance): Promise<void> {
   await transactionRoutes(app)
   await depositRoutes(app)
   await rfiRoutes(app)
+  await ledgerView(app)
 }
 
 export default defineArea({

@@ -92,6 +92,12 @@ export type ChangeResult =
 
 export interface UnsettledFunds { amount: string, settlementAt: number }
 
+/** An organization's whole ledger, for audits (the proofs, the sandbox view). */
+export interface OrganizationLedger {
+  balances: Array<{ accountId: string, userId: string | null, asset: string, total: string, available: string }>
+  postings: Array<{ transactionId: string, accountId: string, userId: string | null, asset: string, total: string, available: string, totalAfter: string, availableAfter: string }>
+}
+
 export interface RfiRecord {
   id: string
   organizationId: string
@@ -239,6 +245,10 @@ export interface LedgerStore {
   userBalances (userId: string): Promise<Array<{ accountId: string, asset: string, total: string, available: string }>>
   /** Every posting of a transaction (the property tests check they sum to zero per asset). */
   transactionPostings (transactionId: string): Promise<Array<{ accountId: string, asset: string, total: string, available: string }>>
+  /** The newest transactions of an organization (of every organization without one): the sandbox view. */
+  recent (organizationId: string | undefined, limit: number): Promise<TransactionRecord[]>
+  /** Every balance and every posting (in order) of an organization's ledger, system accounts included: what an audit reads. */
+  organizationLedger (organizationId: string): Promise<OrganizationLedger>
 
   /**
    * A fixture's deposit, synchronously, inside the fixture's write: the transaction, completed, with
@@ -299,6 +309,12 @@ export function ledgerStore (db: Db): LedgerStore {
     'SELECT account_id, asset, total, available FROM ledger_balances WHERE user_id = ? ORDER BY account_id')
   const postingsOf = db.prepare<[string], { account_id: string, asset: string, total: string, available: string }>(
     'SELECT account_id, asset, total, available FROM ledger_postings WHERE transaction_id = ? ORDER BY seq')
+  const recentRows = db.prepare<[string | null, string | null, number], TransactionRow>(
+    'SELECT * FROM transactions WHERE ? IS NULL OR organization_id = ? ORDER BY created_ms DESC, id DESC LIMIT ?')
+  const orgBalances = db.prepare<[string], { account_id: string, user_id: string | null, asset: string, total: string, available: string }>(
+    'SELECT account_id, user_id, asset, total, available FROM ledger_balances WHERE organization_id = ? ORDER BY account_id')
+  const orgPostings = db.prepare<[string], { transaction_id: string, account_id: string, user_id: string | null, asset: string, total: string, available: string, total_after: string, available_after: string }>(
+    'SELECT transaction_id, account_id, user_id, asset, total, available, total_after, available_after FROM ledger_postings WHERE organization_id = ? ORDER BY seq')
   // A deleted user held nothing and had nothing pending (delete-user checks): the ledger's rows
   // stay, as financial records do, and the user's transactions leave their lists. A transaction
   // with another user stays in that user's lists.
@@ -587,6 +603,15 @@ export function ledgerStore (db: Db): LedgerStore {
     },
     async transactionPostings (transactionId) {
       return postingsOf.all(transactionId).map(p => ({ accountId: p.account_id, asset: p.asset, total: p.total, available: p.available }))
+    },
+    async recent (organizationId, limit) { return recentRows.all(organizationId ?? null, organizationId ?? null, limit).map(toRecord) },
+    async organizationLedger (organizationId) {
+      return {
+        balances: orgBalances.all(organizationId).map(b => ({ accountId: b.account_id, userId: b.user_id, asset: b.asset, total: b.total, available: b.available })),
+        postings: orgPostings.all(organizationId).map(p => ({
+          transactionId: p.transaction_id, accountId: p.account_id, userId: p.user_id, asset: p.asset, total: p.total, available: p.available, totalAfter: p.total_after, availableAfter: p.available_after
+        }))
+      }
     },
 
     fixtureDeposit (input, at) {

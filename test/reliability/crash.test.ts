@@ -2,15 +2,13 @@
 // clients and is killed with SIGKILL at a random moment. After it, the database is intact, and
 // every write answered with a 2xx is there when the server comes back.
 import t, { type Test } from 'tap'
-import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import Database from 'better-sqlite3'
-import { basic, waitFor } from '../helpers.js'
+import { waitFor } from '../helpers.js'
+import { clientToken, startServer, type Server } from './support.js'
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 const CLIENT_ID = 'crash-client'
 const CLIENT_SECRET = 'crash-client-secret'
 const WRITERS = 4
@@ -27,51 +25,8 @@ function random (seed: number): () => number {
   }
 }
 
-interface Server { child: ChildProcess, base: string, exited: Promise<void> }
-
-/** Starts `src/server.ts` on the database and resolves with its URL, read from the start banner. */
-async function start (databasePath: string): Promise<Server> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      DATABASE_PATH: databasePath,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'silent',
-      SANDBOX_CLIENT_ID: CLIENT_ID,
-      SANDBOX_CLIENT_SECRET: CLIENT_SECRET,
-      SANDBOX_ADMIN_TOKEN: '',
-      SEED_FILE: '',
-      PUBLIC_URL: ''
-    },
-    stdio: ['ignore', 'pipe', 'pipe']
-  })
-  const exited = new Promise<void>(resolve => child.once('exit', () => resolve()))
-  let output = ''
-  const base = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no banner within 30 s: ${output}`)), 30_000)
-    const read = (chunk: Buffer): void => {
-      output += chunk.toString()
-      const match = /listening on (http:\/\/[^\s]+)/.exec(output)
-      if (match !== null) { clearTimeout(timer); resolve(match[1]) }
-    }
-    child.stdout!.on('data', read)
-    child.stderr!.on('data', read)
-    child.once('exit', code => { clearTimeout(timer); reject(new Error(`server exited with ${String(code)}: ${output}`)) })
-  })
-  return { child, base, exited }
-}
-
-async function token (base: string): Promise<string> {
-  const res = await fetch(`${base}/core/oauth2/token`, {
-    method: 'POST',
-    headers: { authorization: basic(CLIENT_ID, CLIENT_SECRET), 'content-type': 'application/x-www-form-urlencoded' },
-    body: 'grant_type=client_credentials'
-  })
-  if (res.status !== 200) throw new Error(`token: ${res.status}`)
-  return ((await res.json()) as { access_token: string }).access_token
-}
+const start = async (databasePath: string): Promise<Server> => await startServer(databasePath, { SANDBOX_CLIENT_ID: CLIENT_ID, SANDBOX_CLIENT_SECRET: CLIENT_SECRET })
+const token = async (base: string): Promise<string> => await clientToken(base, CLIENT_ID, CLIENT_SECRET)
 
 interface Acknowledged {
   /** Users whose creation was answered 201, by e-mail. */

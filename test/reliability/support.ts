@@ -1,9 +1,62 @@
 // Support for the reliability tests: every route the app serves, the envelope rule every answer
 // must follow, a listening server, and a webhook receiver on loopback.
+import { spawn, type ChildProcess } from 'node:child_process'
 import { createServer, type IncomingHttpHeaders } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { fileURLToPath } from 'node:url'
 import type { FastifyInstance } from 'fastify'
-import { UUID_RE } from '../helpers.js'
+import { basic, UUID_RE } from '../helpers.js'
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url))
+
+export interface Server { child: ChildProcess, base: string, exited: Promise<void> }
+
+/**
+ * Starts `src/server.ts` in a child process on the database file (with `env` on top of a silent,
+ * loopback, seedless configuration) and resolves with its URL, read from the start banner.
+ */
+export async function startServer (databasePath: string, env: Record<string, string> = {}): Promise<Server> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      DATABASE_PATH: databasePath,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'silent',
+      SANDBOX_ADMIN_TOKEN: '',
+      SEED_FILE: '',
+      PUBLIC_URL: '',
+      ...env
+    },
+    stdio: ['ignore', 'pipe', 'pipe']
+  })
+  const exited = new Promise<void>(resolve => child.once('exit', () => resolve()))
+  let output = ''
+  const base = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no banner within 30 s: ${output}`)), 30_000)
+    const read = (chunk: Buffer): void => {
+      output += chunk.toString()
+      const match = /listening on (http:\/\/[^\s]+)/.exec(output)
+      if (match !== null) { clearTimeout(timer); resolve(match[1]) }
+    }
+    child.stdout!.on('data', read)
+    child.stderr!.on('data', read)
+    child.once('exit', code => { clearTimeout(timer); reject(new Error(`server exited with ${String(code)}: ${output}`)) })
+  })
+  return { child, base, exited }
+}
+
+/** A client-credentials access token from a listening server. */
+export async function clientToken (base: string, clientId: string, secret: string): Promise<string> {
+  const res = await fetch(`${base}/core/oauth2/token`, {
+    method: 'POST',
+    headers: { authorization: basic(clientId, secret), 'content-type': 'application/x-www-form-urlencoded' },
+    body: 'grant_type=client_credentials'
+  })
+  if (res.status !== 200) throw new Error(`token: ${res.status}`)
+  return ((await res.json()) as { access_token: string }).access_token
+}
 
 export interface Route { method: string, path: string }
 

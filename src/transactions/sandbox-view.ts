@@ -1,0 +1,65 @@
+// GET /_sandbox/ledger: the dashboard's view of the ledger (not part of the real service): each
+// user's accounts with their balances, and the newest transactions with their status. The
+// dashboard links each pending transaction to POST /_sandbox/transactions/{transactionId}/status.
+import type { FastifyInstance } from 'fastify'
+import { LedgerView, LedgerViewQuery } from '../../schemas/ledger-view.js'
+import { control } from '../kit/operation.js'
+import { accountsOf } from '../accounts/service.js'
+import { ledgerOf } from './service.js'
+import type { TransactionRecord } from './store.js'
+
+const USERS = 200
+const ACCOUNTS = 100
+const TRANSACTIONS = 200
+
+/** One side of a transaction as the view shows it: the asset, the amount and what kind of node. */
+const side = (s: TransactionRecord['body']['origin'], accountId: string | null): { asset: string, amount: string, type: string, accountId?: string } => ({
+  asset: s.asset,
+  amount: s.amount,
+  type: typeof s.node.type === 'string' ? s.node.type : 'unknown',
+  ...(accountId === null ? {} : { accountId })
+})
+
+export async function ledgerView (app: FastifyInstance): Promise<void> {
+  control(app, {
+    id: 'sandboxLedgerView',
+    method: 'GET',
+    url: '/_sandbox/ledger',
+    summary: 'List users\' accounts and transactions',
+    description: `The users (of \`organizationId\`, or of every organization; at most ${USERS}) with their accounts (at most ${ACCOUNTS} each) and balances, ` +
+      `and the newest ${TRANSACTIONS} transactions with their status. The dashboard shows them, with the control actions of each pending transaction.`,
+    querystring: LedgerViewQuery,
+    responses: { 200: { description: 'The users\' accounts and the transactions.', ...LedgerView } }
+  }, async (request) => {
+    const { organizationId } = request.query
+    const organizations = organizationId === undefined ? (await app.storage.organizations.list()).map(o => o.id) : [organizationId]
+    const accounts = accountsOf(app)
+    const ledger = ledgerOf(app)
+    const users = []
+    for (const org of organizations) {
+      for (const user of await app.storage.users.list(org)) {
+        if (users.length >= USERS) break
+        const own = await accounts.list(org, user.id, undefined, 0, ACCOUNTS)
+        users.push({
+          id: user.id,
+          organizationId: org,
+          email: user.email,
+          accounts: await Promise.all(own.map(async a => ({ id: a.id, label: a.label, asset: a.asset, archived: a.archivedAt !== null, balance: await ledger.balance(a.id) })))
+        })
+      }
+    }
+    const transactions = (await ledger.recent(organizationId, TRANSACTIONS)).map(t => ({
+      id: t.id,
+      organizationId: t.organizationId,
+      userId: t.userId,
+      kind: t.kind,
+      status: t.status,
+      ...(t.reason === null ? {} : { reason: t.reason }),
+      origin: side(t.body.origin, t.originAccountId),
+      destination: side(t.body.destination, t.destinationAccountId),
+      createdAt: t.createdAt,
+      updatedAt: t.updatedAt
+    }))
+    return { users, transactions }
+  })
+}

@@ -1,0 +1,95 @@
+// The sandbox view of the ledger: GET /_sandbox/ledger (each user's accounts with balances, the
+// transactions with their status), and the dashboard showing them in a real browser, with a
+// pending transaction completed by its button.
+import t from 'tap'
+import { existsSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { chromium, type Browser } from 'playwright-core'
+import { createTransaction, deposit, ledgerOf } from '../../src/transactions/service.js'
+import { ownDocumentChecker } from '../catalogue/openapi-check.js'
+import { DEMO_ORG, makeUser, waitFor } from '../helpers.js'
+import { quoteSetup, type QuoteSetup } from '../quotes/support.js'
+
+const CHROMIUM = '/usr/bin/chromium'
+const CONTEXT = { ip: '47.174.97.164', agent: 'dashboard-test' }
+
+/** A user with 100 GBP and a pending trade of 10 GBP to BTC. */
+async function funded (s: QuoteSetup): Promise<{ depositId: string, tradeId: string }> {
+  const credited = await deposit(s.app, { organizationId: DEMO_ORG, userId: s.userId, accountId: s.accounts.GBP, originNode: { type: 'bank-address', network: 'fps' }, asset: 'GBP', amount: '100' })
+  // A second later (the clock is frozen), so that the list's order is the creation order.
+  await s.app.inject({ method: 'POST', url: '/_sandbox/clock', payload: { advanceSeconds: 1 } })
+  const quote = (await s.quote({ origin: { type: 'account', id: s.accounts.GBP }, destination: { type: 'account', id: s.accounts.BTC }, denomination: { asset: 'GBP', amount: '10' } })).json().quote
+  const { transaction } = await createTransaction(s.app, DEMO_ORG, s.userId, { quoteId: quote.id }, CONTEXT)
+  return { depositId: credited.id, tradeId: transaction.id as string }
+}
+
+t.test('GET /_sandbox/ledger: accounts with balances and transactions with status, by organization', async t => {
+  const s = await quoteSetup(t)
+  const check = await ownDocumentChecker(s.app)
+  const { depositId, tradeId } = await funded(s)
+  const other = await makeUser(s.app, '0b8f7a4e-2f5c-4d3b-9c1a-6e5d4c3b2a19')
+
+  const res = await s.app.inject({ method: 'GET', url: '/_sandbox/ledger' })
+  t.equal(res.statusCode, 200)
+  t.same(check('GET', '/_sandbox/ledger', res), [], 'conforms to the document')
+  const view = res.json()
+  const user = view.users.find((u: { id: string }) => u.id === s.userId)
+  t.equal(user.organizationId, DEMO_ORG)
+  t.equal(user.accounts.length, 7, 'every account of the user')
+  t.same(user.accounts.find((a: { id: string }) => a.id === s.accounts.GBP), { id: s.accounts.GBP, label: 'GBP', asset: 'GBP', archived: false, balance: { total: '100', available: '90' } })
+  t.same(user.accounts.find((a: { id: string }) => a.id === s.accounts.BTC).balance, { total: '0', available: '0' })
+  t.ok(view.users.some((u: { id: string }) => u.id === other.id), 'users of every organization without a filter')
+  t.same(view.transactions.map((x: { id: string }) => x.id), [tradeId, depositId], 'newest first')
+  t.match(view.transactions[0], {
+    userId: s.userId,
+    kind: 'transfer',
+    status: 'processing',
+    origin: { asset: 'GBP', amount: '10.00', type: 'account', accountId: s.accounts.GBP },
+    destination: { asset: 'BTC', type: 'account', accountId: s.accounts.BTC }
+  })
+  t.match(view.transactions[1], { kind: 'deposit', status: 'completed', origin: { asset: 'GBP', amount: '100', type: 'bank-address' } })
+
+  const mine = (await s.app.inject({ method: 'GET', url: `/_sandbox/ledger?organizationId=${DEMO_ORG}` })).json()
+  t.notOk(mine.users.some((u: { id: string }) => u.id === other.id), 'only the organization asked for')
+  t.equal(mine.transactions.length, 2)
+  const none = (await s.app.inject({ method: 'GET', url: `/_sandbox/ledger?organizationId=${other.organizationId}` })).json()
+  t.same(none.transactions, [])
+  t.equal((await s.app.inject({ method: 'GET', url: '/_sandbox/ledger?organizationId=nope' })).statusCode, 400)
+})
+
+t.test('the dashboard shows balances and transactions, and completes a pending one', { skip: existsSync(CHROMIUM) ? false : `Chromium is not installed at ${CHROMIUM}` }, async t => {
+  const s = await quoteSetup(t)
+  const { tradeId } = await funded(s)
+  await s.app.listen({ port: 0, host: '127.0.0.1' })
+  const base = `http://127.0.0.1:${(s.app.server.address() as { port: number }).port}`
+
+  const browser: Browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
+  })
+  t.teardown(() => browser.close())
+  const page = await browser.newPage({ viewport: { width: 1360, height: 1000 } })
+  const problems: string[] = []
+  page.on('console', m => { if (m.type() === 'error') problems.push(m.text()) })
+  page.on('pageerror', e => problems.push(e.message))
+  await page.goto(`${base}/_sandbox/`)
+
+  const account = page.locator(`#kyc tr[data-user-id="${s.userId}"] [data-account-id="${s.accounts.GBP}"]`)
+  await account.waitFor()
+  t.match(await account.textContent(), /GBP · GBP 100 \(90 available\)/, 'the account with its balance')
+
+  const row = page.locator(`#transactions tr[data-transaction-id="${tradeId}"]`)
+  await row.waitFor()
+  t.match(await row.textContent(), /transfer.*10\.00 GBP · account.*BTC · account.*processing/s)
+  t.same(await row.locator('button').allTextContents(), ['Complete', 'Fail', 'Hold'], 'the control actions of a processing transaction')
+
+  await row.getByRole('button', { name: 'Complete' }).click()
+  await page.locator(`#transactions tr[data-transaction-id="${tradeId}"][data-status="completed"]`).waitFor()
+  await waitFor(async () => (await ledgerOf(s.app).get(undefined, tradeId))?.status === 'completed', { what: 'the transaction to complete' })
+  t.match(await page.locator(`#transactions tr[data-transaction-id="${tradeId}"]`).textContent(), /completed.*final/s, 'no actions once final')
+  await page.locator(`#kyc [data-account-id="${s.accounts.GBP}"]`, { hasText: 'GBP 90 (90 available)' }).waitFor()
+  t.pass('the balance after completion')
+  await page.screenshot({ path: join(tmpdir(), 'dashboard-ledger.png'), fullPage: true })
+  t.same(problems, [], 'no script errors')
+})
