@@ -27,6 +27,12 @@ t.test('/docs renders every area from local files only', { skip: existsSync(CHRO
   for (const tag of ['Authentication', 'Users', 'Metadata', 'KYC sharing', 'Webhooks', 'Sandbox']) {
     t.ok(await page.locator('.opblock-tag', { hasText: tag }).first().isVisible(), `tag ${tag} is shown`)
   }
+  // Tags start collapsed (docExpansion none): opening one lists its operations.
+  await page.locator('.opblock-tag', { hasText: 'Authentication' }).first().click()
+  await page.getByText('/core/oauth2/token').first().waitFor()
   t.ok(await page.getByText('/core/oauth2/token').first().isVisible(), 'the token operation is listed')
+  await page.locator('.opblock-tag', { hasText: 'Portfolio' }).first().click()
+  await page.getByText('/core/portfolio/accounts/_mget/performance').first().waitFor()
+  t.ok(await page.getByText('/core/portfolio/accounts/_mget/performance').first().isVisible(), 'a tag near the end lists its operations too')
   t.same(foreign, [], 'nothing is fetched from another host')
 })
