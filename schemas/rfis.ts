@@ -14,7 +14,7 @@ export const RfiItemParams = Type.Object({
 export const RequestForInformation = Type.Object({
   id: Type.String({ description: 'The id of the RFI.' }),
   type: Type.Literal('travel-rule', { description: 'The type of the RFI.' }),
-  status: Type.Enum(RFI_STATUSES, { description: '`pending` until answered (`ok`); `failed` when its transaction fails; `ok` when it completes.' }),
+  status: Type.Enum(RFI_STATUSES, { description: '`pending` until answered (`ok`); `expired` when unanswered for RFI_EXPIRY_SECONDS; `failed` when its transaction fails; `ok` when it completes.' }),
   data: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'The travel-rule data that answered it.' })),
   createdAt: Timestamp,
   updatedAt: Timestamp
@@ -40,5 +40,15 @@ export const UpdateRfiRequest = Type.Object({
   }]
 })
 export type UpdateRfiRequest = Static<typeof UpdateRfiRequest>
+
+/** The sandbox control's change: an RFI closed unanswered. */
+export const RfiStatusChange = Type.Object({
+  status: Type.Enum(['expired', 'failed'], { description: '`expired` as the clock would after RFI_EXPIRY_SECONDS, or `failed` as a review would.' })
+})
+
+export const RfiClosedAnswer = Type.Object({
+  requestForInformation: Type.Ref('RequestForInformation'),
+  transaction: Type.Ref('Transaction')
+})
 
 export const RFI_SCHEMAS = [RequestForInformation]

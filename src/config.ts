@@ -30,6 +30,7 @@ export interface Config {
   cardCheckDelaySeconds: number
   transactionSettlementSeconds: number
   achSettlementSeconds: number
+  rfiExpirySeconds: number
 }
 
 export class ConfigError extends Error {
@@ -72,6 +73,7 @@ export const VARIABLES: Array<{ name: string, flag?: string, default: string, de
   { name: 'KYC_REVIEW_DELAY_SECONDS', default: '5', description: 'How long (sandbox clock) the service takes to review KYC data it verifies itself (uphold-verified submissions, screening, risk) before the outcome; `POST /_sandbox/users/{userId}/kyc/{process}` forces one at once.' },
   { name: 'TRANSACTION_SETTLEMENT_SECONDS', default: '5', description: 'How long (sandbox clock) a processing transaction takes to complete by itself; `POST /_sandbox/transactions/{transactionId}/status` moves it at once.' },
   { name: 'ACH_SETTLEMENT_SECONDS', default: '60', description: 'How long (sandbox clock) the funds of a simulated ACH deposit stay unsettled: counted in `total` but not in `available`.' },
+  { name: 'RFI_EXPIRY_SECONDS', default: '604800', description: 'How long (sandbox clock) a request for information stays pending before it expires, failing its transaction on hold (`travel-rule-verification-failed`).' },
   { name: 'CARD_CHECK_DELAY_SECONDS', default: '5', description: 'How long (sandbox clock) the service takes to check a new card before it turns `ok`; `POST /_sandbox/external-accounts/{externalAccountId}/status` sets its status at once.' },
   { name: 'UNSUPPORTED_COUNTRIES', default: 'CU,IR,KP,SY', description: 'ISO 3166-1 codes that carry every restriction scope in the catalogue: answered 409 `country_not_supported`.' }
 ]
@@ -177,7 +179,8 @@ export function loadConfig (env: Source = {}, argv: string[] = []): Config {
     kycReviewDelaySeconds: integer(src, 'KYC_REVIEW_DELAY_SECONDS', 5, 0, 31_536_000),
     cardCheckDelaySeconds: integer(src, 'CARD_CHECK_DELAY_SECONDS', 5, 0, 31_536_000),
     transactionSettlementSeconds: integer(src, 'TRANSACTION_SETTLEMENT_SECONDS', 5, 0, 31_536_000),
-    achSettlementSeconds: integer(src, 'ACH_SETTLEMENT_SECONDS', 60, 0, 31_536_000)
+    achSettlementSeconds: integer(src, 'ACH_SETTLEMENT_SECONDS', 60, 0, 31_536_000),
+    rfiExpirySeconds: integer(src, 'RFI_EXPIRY_SECONDS', 604_800, 1, 31_536_000)
   }
 }
 

@@ -117,4 +117,10 @@ CREATE TABLE transaction_rfis (
 );
 CREATE INDEX transaction_rfis_transaction ON transaction_rfis(transaction_id, created_at);
 `
+}, {
+  name: '002-rfi-expiry',
+  sql: `
+-- Pending RFIs by age: the clock expires those older than RFI_EXPIRY_SECONDS.
+CREATE INDEX transaction_rfis_pending ON transaction_rfis(created_at) WHERE status = 'pending';
+`
 }]

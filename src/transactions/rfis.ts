@@ -4,18 +4,22 @@
 // TRANSACTION_SETTLEMENT_SECONDS later on the sandbox clock).
 import type { FastifyInstance } from 'fastify'
 import { type ApiError, entityNotFound } from '../errors.js'
-import { operation } from '../kit/operation.js'
+import { control, operation } from '../kit/operation.js'
+import { conflict } from '../errors.js'
 import { operationNotAllowed } from '../http/user-context.js'
 import type { SubjectType } from '../auth/guard.js'
 import { UserContextHeaders } from '../../schemas/headers.js'
-import { RFI_SCHEMAS, RfiAnswer, RfiItemParams, RfiList, RfiParams, UpdateRfiRequest, type RequestForInformation } from '../../schemas/rfis.js'
+import {
+  RFI_SCHEMAS, RfiAnswer, RfiClosedAnswer, RfiItemParams, RfiList, RfiParams, RfiStatusChange, UpdateRfiRequest, type RequestForInformation
+} from '../../schemas/rfis.js'
 import type { RfiRecord, TransactionRecord } from './store.js'
-import { answerRfi, ledgerOf, transactionNotFound } from './service.js'
+import { answerRfi, closeRfi, ledgerOf, transactionNotFound, transactionView } from './service.js'
 
 const TAG = 'Transactions'
 const USERS: SubjectType[] = ['user:business', 'user:individual']
 
 const rfiNotFound = (): ApiError => entityNotFound('request-for-information', 'The request for information cannot be found')
+const rfiNotPending = (status: string): ApiError => conflict('request_for_information_not_pending', 'The request for information is not pending', { status })
 const updateNotAllowed = (): ApiError =>
   operationNotAllowed(['request-for-information-update-not-allowed'], 'The current status of the request for information does not allow updates')
 
@@ -121,5 +125,31 @@ export async function rfiRoutes (app: FastifyInstance): Promise<void> {
     const answered = await answerRfi(app, transaction.id, request.params.requestForInformationId, travelRuleData(request.body.data))
     if (!answered.ok) throw answered.reason === 'not-found' ? rfiNotFound() : updateNotAllowed()
     return { requestForInformation: rfiView(answered.rfi) }
+  })
+
+  control(app, {
+    id: 'sandboxCloseRequestForInformation',
+    method: 'POST',
+    url: '/_sandbox/transactions/:transactionId/requests-for-information/:requestForInformationId/status',
+    summary: 'Close a request for information unanswered',
+    description: 'Closes a pending RFI of a transaction of any organization at once, as the service would: `expired` (what the sandbox clock does ' +
+      'RFI_EXPIRY_SECONDS after the RFI opened) or `failed`. A transaction on hold then fails (`statusDetails.reason: ' +
+      'travel-rule-verification-failed`), its hold released, with `core.transaction.status-changed` and `core.account.balance-changed`.',
+    params: RfiItemParams,
+    body: RfiStatusChange,
+    responses: {
+      200: { description: 'The request for information, closed, and its transaction as it is now.', ...RfiClosedAnswer },
+      404: '`entity_not_found`: no such transaction (`"transaction"`), or no such RFI of it (`"request-for-information"`).',
+      409: '`request_for_information_not_pending` (`details.status`): the RFI was answered or closed already.'
+    }
+  }, async (request) => {
+    const { transactionId, requestForInformationId } = request.params
+    if (await ledger.get(undefined, transactionId) === undefined) throw transactionNotFound()
+    const closed = await closeRfi(app, transactionId, requestForInformationId, request.body.status)
+    if (!closed.ok) {
+      if (closed.reason === 'not-found') throw rfiNotFound()
+      throw rfiNotPending((await ledger.rfi(transactionId, requestForInformationId))?.status ?? 'ok')
+    }
+    return { requestForInformation: rfiView(closed.rfi), transaction: transactionView(closed.transaction) }
   })
 }

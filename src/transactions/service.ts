@@ -281,6 +281,11 @@ export async function authorize (app: FastifyInstance, id: string, approved: boo
   return result.transaction
 }
 
+/** Closes a pending RFI unanswered (the clock's expiry, or the control API); its transaction on hold fails. */
+export async function closeRfi (app: FastifyInstance, transactionId: string, rfiId: string, status: 'expired' | 'failed') {
+  return await ledgerOf(app).closeRfi(transactionId, rfiId, status, app.clock.now(), ledgerEvents(app))
+}
+
 /** Answers an RFI; a transaction on hold with nothing else pending resumes processing. */
 export async function answerRfi (app: FastifyInstance, transactionId: string, rfiId: string, data: Record<string, unknown>) {
   const now = app.clock.now()
@@ -301,7 +306,9 @@ export function followSettlements (app: FastifyInstance): () => Promise<void> {
       const due = await ledger.due(now, 100)
       for (const id of due) await ledger.changeStatus(undefined, id, 'completed', null, now, null, ledgerEvents(app))
       const funds = await ledger.settleFunds(now, 100, ledgerEvents(app))
-      if (due.length < 100 && funds < 100) return
+      const stale = await ledger.staleRfis(new Date(now - app.config.rfiExpirySeconds * 1000).toISOString(), 100)
+      for (const rfi of stale) await ledger.closeRfi(rfi.transactionId, rfi.id, 'expired', now, ledgerEvents(app))
+      if (due.length < 100 && funds < 100 && stale.length < 100) return
     }
   }
   const run = (): Promise<void> => (queue = queue.then(settleDue).catch(err => { app.log.error({ err }, 'settling transactions failed') }))

@@ -238,6 +238,14 @@ export interface LedgerStore {
    * pending RFI, resumes it (processing, completing at `settleAt`), all in one write.
    */
   answerRfi (transactionId: string, rfiId: string, data: Record<string, unknown>, at: number, settleAt: number, events: LedgerEvents): Promise<{ ok: true, rfi: RfiRecord } | { ok: false, reason: 'not-found' | 'not-pending' }>
+  /**
+   * Closes a pending RFI unanswered (`expired` or `failed`) and, when its transaction is on hold,
+   * fails the transaction (`travel-rule-verification-failed`), releasing its hold, in one write.
+   */
+  closeRfi (transactionId: string, rfiId: string, status: 'expired' | 'failed', at: number, events: LedgerEvents):
+  Promise<{ ok: true, rfi: RfiRecord, transaction: TransactionRecord } | { ok: false, reason: 'not-found' | 'not-pending' }>
+  /** Pending RFIs created at or before `cutoff` (ISO), oldest first: the ones expiring. */
+  staleRfis (cutoff: string, limit: number): Promise<Array<{ transactionId: string, id: string }>>
 
   /** The postings of every account of the user up to `until` (ms), oldest first: the portfolio's history. */
   userPostings (userId: string, until: number): Promise<Array<{ accountId: string, asset: string, total: string, available: string, totalAfter: string, availableAfter: string, at: number, transactionId: string }>>
@@ -300,6 +308,9 @@ export function ledgerStore (db: Db): LedgerStore {
   const rfisOf = db.prepare<[string], RfiRow>('SELECT * FROM transaction_rfis WHERE transaction_id = ? ORDER BY created_at, id')
   const rfiOf = db.prepare<[string, string], RfiRow>('SELECT * FROM transaction_rfis WHERE transaction_id = ? AND id = ?')
   const answer = db.prepare("UPDATE transaction_rfis SET status = 'ok', data = ?, updated_at = ? WHERE transaction_id = ? AND id = ? AND status = 'pending'")
+  const closeRfi = db.prepare("UPDATE transaction_rfis SET status = ?, updated_at = ? WHERE transaction_id = ? AND id = ? AND status = 'pending'")
+  const staleRfis = db.prepare<[string, number], { transaction_id: string, id: string }>(
+    "SELECT transaction_id, id FROM transaction_rfis WHERE status = 'pending' AND created_at <= ? ORDER BY created_at, id LIMIT ?")
   const closeRfis = db.prepare("UPDATE transaction_rfis SET status = ?, updated_at = ? WHERE transaction_id = ? AND status = 'pending'")
   const partyOf = db.prepare<[string, string, string], number>('SELECT 1 FROM transaction_parties WHERE transaction_id = ? AND organization_id = ? AND user_id = ? LIMIT 1').pluck()
   const pendingRfis = db.prepare<[string], number>("SELECT count(*) FROM transaction_rfis WHERE transaction_id = ? AND status = 'pending'").pluck()
@@ -591,6 +602,24 @@ export function ledgerStore (db: Db): LedgerStore {
         }
         return { ok: true as const, rfi: toRfi(rfiOf.get(transactionId, rfiId)!) }
       })
+    },
+    async closeRfi (transactionId, rfiId, status, at, events) {
+      return await write(() => {
+        const iso = new Date(at).toISOString()
+        if (closeRfi.run(status, iso, transactionId, rfiId).changes !== 1) {
+          return { ok: false as const, reason: rfiOf.get(transactionId, rfiId) === undefined ? 'not-found' as const : 'not-pending' as const }
+        }
+        const row = getAny.get(transactionId)!
+        let transaction = toRecord(row)
+        if (row.status === 'on-hold') {
+          const failed = changeStatusInWrite(undefined, transactionId, 'failed', 'travel-rule-verification-failed', at, null, events)
+          if (failed.ok) transaction = failed.transaction
+        }
+        return { ok: true as const, rfi: toRfi(rfiOf.get(transactionId, rfiId)!), transaction }
+      })
+    },
+    async staleRfis (cutoff, limit) {
+      return staleRfis.all(cutoff, limit).map(r => ({ transactionId: r.transaction_id, id: r.id }))
     },
 
     async userPostings (userId, until) {
