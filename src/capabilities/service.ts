@@ -3,6 +3,7 @@
 // check other areas' operations make (409 user_capability_failure); terms acceptance; the
 // financial-promotions cooldown, ended by the sandbox clock or the test helper.
 import type { FastifyInstance } from 'fastify'
+import { followDueWork } from '../kit/due-work.js'
 import { ApiError, conflict, entityNotFound } from '../errors.js'
 import { catalogueOf, catalogueService, countryAllows } from '../catalogue/lookup.js'
 import { kycStore } from '../kyc/store.js'
@@ -172,7 +173,6 @@ export async function skipCooldowns (app: FastifyInstance, organizationId: strin
  * clock moves (the KYC area's reviews follow the clock the same way). Returns the function that stops.
  */
 export function followCooldowns (app: FastifyInstance): () => Promise<void> {
-  let queue: Promise<void> = Promise.resolve()
   const endDue = async (): Promise<void> => {
     const store = capabilitiesOf(app)
     // New users first: each gets its cooldown now (running, even when its end has already come, so
@@ -190,16 +190,5 @@ export function followCooldowns (app: FastifyInstance): () => Promise<void> {
       if (due.length < 100) return
     }
   }
-  const run = (): Promise<void> => (queue = queue.then(endDue).catch(err => { app.log.error({ err }, 'ending cooldowns failed') }))
-  const kick = (): void => { run().catch(() => {}) }
-  const timer = setInterval(kick, 1000)
-  timer.unref()
-  app.clock.on('change', kick)
-  const unfollow = app.clock.follow(run)
-  return async () => {
-    clearInterval(timer)
-    app.clock.off('change', kick)
-    unfollow()
-    await queue
-  }
+  return followDueWork(app, 'ending cooldowns', endDue)
 }

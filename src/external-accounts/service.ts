@@ -3,6 +3,7 @@
 // later, on the sandbox clock (or at once through the sandbox control).
 import { randomUUID } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
+import { followDueWork } from '../kit/due-work.js'
 import { ApiError, conflict, entityNotFound } from '../errors.js'
 import { catalogueOf } from '../catalogue/lookup.js'
 import { operationNotAllowed } from '../http/user-context.js'
@@ -202,7 +203,6 @@ export async function deleteExternalAccount (app: FastifyInstance, organizationI
  * a restart picks them up. Returns the function that stops.
  */
 export function followCardChecks (app: FastifyInstance): () => Promise<void> {
-  let queue: Promise<void> = Promise.resolve()
   const settleDue = async (): Promise<void> => {
     const store = externalAccountsOf(app)
     for (;;) {
@@ -212,17 +212,5 @@ export function followCardChecks (app: FastifyInstance): () => Promise<void> {
       if (due.length < 100) return
     }
   }
-  const run = (): Promise<void> => (queue = queue.then(settleDue).catch(err => { app.log.error({ err }, 'settling card checks failed') }))
-  const kick = (): void => { run().catch(() => {}) }
-  const timer = setInterval(kick, 1000)
-  timer.unref()
-  app.clock.on('change', kick)
-  const unfollow = app.clock.follow(run)
-  kick()
-  return async () => {
-    clearInterval(timer)
-    app.clock.off('change', kick)
-    unfollow()
-    await queue
-  }
+  return followDueWork(app, 'settling card checks', settleDue)
 }

@@ -4,6 +4,7 @@
 // settlement of processing transactions and unsettled funds on the sandbox clock.
 import { randomUUID } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
+import { followDueWork } from '../kit/due-work.js'
 import { ApiError, conflict, entityNotFound } from '../errors.js'
 import { operationNotAllowed, requireUserContext, type UserContext } from '../http/user-context.js'
 import { metadataAtCreation, type CreationErrors } from '../metadata/revision.js'
@@ -298,7 +299,6 @@ export async function answerRfi (app: FastifyInstance, transactionId: string, rf
  * them up. Returns the function that stops.
  */
 export function followSettlements (app: FastifyInstance): () => Promise<void> {
-  let queue: Promise<void> = Promise.resolve()
   const settleDue = async (): Promise<void> => {
     const ledger = ledgerOf(app)
     for (;;) {
@@ -311,17 +311,5 @@ export function followSettlements (app: FastifyInstance): () => Promise<void> {
       if (due.length < 100 && funds < 100 && stale.length < 100) return
     }
   }
-  const run = (): Promise<void> => (queue = queue.then(settleDue).catch(err => { app.log.error({ err }, 'settling transactions failed') }))
-  const kick = (): void => { run().catch(() => {}) }
-  const timer = setInterval(kick, 1000)
-  timer.unref()
-  app.clock.on('change', kick)
-  const unfollow = app.clock.follow(run)
-  kick()
-  return async () => {
-    clearInterval(timer)
-    app.clock.off('change', kick)
-    unfollow()
-    await queue
-  }
+  return followDueWork(app, 'settling transactions', settleDue)
 }
