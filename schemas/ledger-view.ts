@@ -33,6 +33,7 @@ export const LedgerView = Type.Object({
     kind: Type.String({ description: '`transfer` (a committed quote) or `deposit`.' }),
     status: Type.String({ description: '`processing`, `on-hold`, `completed` or `failed`.' }),
     reason: Type.Optional(Type.String()),
+    pendingRequestForInformation: Type.Optional(Type.String({ format: 'uuid', description: 'A transaction on hold: its pending request for information, which the dashboard can expire.' })),
     origin: Side,
     destination: Side,
     createdAt: Timestamp,

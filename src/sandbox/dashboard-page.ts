@@ -335,6 +335,13 @@ const SCRIPT = `
     }).catch(ignore)
   }
 
+  function expireRfi (x) {
+    return api('/_sandbox/transactions/' + x.id + '/requests-for-information/' + x.pendingRequestForInformation + '/status', 'POST', { status: 'expired' }).then(function (r) {
+      $('transactions-message').textContent = r.ok ? '' : ((r.data && r.data.message) || ('Failed: HTTP ' + r.status))
+      return loadKyc()
+    }).catch(ignore)
+  }
+
   function sideText (s) { return s.amount + ' ' + s.asset + ' · ' + s.type + (s.accountId ? ' ' + shortId(s.accountId) : '') }
 
   function showTransactions (r, emailOf) {
@@ -355,7 +362,7 @@ const SCRIPT = `
           h('td', null, h('span', { class: 'tx tx-' + x.status, title: x.reason ? 'reason: ' + x.reason : '' }, x.status + (x.reason ? ' (' + x.reason + ')' : ''))),
           h('td', null, actions.length === 0 ? h('span', { class: 'muted' }, 'final') : h('div', { class: 'actions' }, actions.map(function (a) {
             return h('button', { type: 'button', 'data-status': a[1], onclick: function () { moveTransaction(x.id, a[1]) } }, a[0])
-          }))),
+          }).concat(x.pendingRequestForInformation ? [h('button', { type: 'button', 'data-rfi': x.pendingRequestForInformation, title: 'Expire its pending request for information: the transaction fails', onclick: function () { expireRfi(x) } }, 'Expire RFI')] : []))),
           h('td', { class: 'mono', title: x.id }, shortId(x.id)))
       })))))
   }

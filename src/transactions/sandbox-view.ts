@@ -1,6 +1,7 @@
 // GET /_sandbox/ledger: the dashboard's view of the ledger (not part of the real service): each
 // user's accounts with their balances, and the newest transactions with their status. The
-// dashboard links each pending transaction to POST /_sandbox/transactions/{transactionId}/status.
+// dashboard links each pending transaction to POST /_sandbox/transactions/{transactionId}/status,
+// and a transaction on hold to the control that expires its pending request for information.
 import type { FastifyInstance } from 'fastify'
 import { LedgerView, LedgerViewQuery } from '../../schemas/ledger-view.js'
 import { control } from '../kit/operation.js'
@@ -48,18 +49,21 @@ export async function ledgerView (app: FastifyInstance): Promise<void> {
         })
       }
     }
-    const transactions = (await ledger.recent(organizationId, TRANSACTIONS)).map(t => ({
+    const pendingRfi = async (t: TransactionRecord): Promise<string | undefined> =>
+      t.status === 'on-hold' ? (await ledger.rfis(t.id)).find(r => r.status === 'pending')?.id : undefined
+    const transactions = await Promise.all((await ledger.recent(organizationId, TRANSACTIONS)).map(async t => ({
       id: t.id,
       organizationId: t.organizationId,
       userId: t.userId,
       kind: t.kind,
       status: t.status,
       ...(t.reason === null ? {} : { reason: t.reason }),
+      ...await pendingRfi(t).then(id => id === undefined ? {} : { pendingRequestForInformation: id }),
       origin: side(t.body.origin, t.originAccountId),
       destination: side(t.body.destination, t.destinationAccountId),
       createdAt: t.createdAt,
       updatedAt: t.updatedAt
-    }))
+    })))
     return { users, transactions }
   })
 }

@@ -49,6 +49,10 @@ t.test('GET /_sandbox/ledger: accounts with balances and transactions with statu
     destination: { asset: 'BTC', type: 'account', accountId: s.accounts.BTC }
   })
   t.match(view.transactions[1], { kind: 'deposit', status: 'completed', origin: { asset: 'GBP', amount: '100', type: 'bank-address' } })
+  t.equal(view.transactions[0].pendingRequestForInformation, undefined, 'none while processing')
+  await s.app.inject({ method: 'POST', url: `/_sandbox/transactions/${tradeId}/status`, payload: { status: 'on-hold' } })
+  const onHold = (await s.app.inject({ method: 'GET', url: '/_sandbox/ledger' })).json().transactions[0]
+  t.equal(onHold.pendingRequestForInformation, (await ledgerOf(s.app).rfis(tradeId))[0].id, 'on hold: its pending request for information')
 
   const mine = (await s.app.inject({ method: 'GET', url: `/_sandbox/ledger?organizationId=${DEMO_ORG}` })).json()
   t.notOk(mine.users.some((u: { id: string }) => u.id === other.id), 'only the organization asked for')
@@ -90,6 +94,19 @@ t.test('the dashboard shows balances and transactions, and completes a pending o
   t.match(await page.locator(`#transactions tr[data-transaction-id="${tradeId}"]`).textContent(), /completed.*final/s, 'no actions once final')
   await page.locator(`#kyc [data-account-id="${s.accounts.GBP}"]`, { hasText: 'GBP 90 (90 available)' }).waitFor()
   t.pass('the balance after completion')
+
+  // A transaction on hold: its pending request for information can be expired from the page.
+  const again = (await s.quote({ origin: { type: 'account', id: s.accounts.GBP }, destination: { type: 'account', id: s.accounts.BTC }, denomination: { asset: 'GBP', amount: '10' } })).json().quote
+  const held = (await createTransaction(s.app, DEMO_ORG, s.userId, { quoteId: again.id }, CONTEXT)).transaction.id as string
+  t.equal((await s.app.inject({ method: 'POST', url: `/_sandbox/transactions/${held}/status`, payload: { status: 'on-hold' } })).statusCode, 200)
+  const heldRow = page.locator(`#transactions tr[data-transaction-id="${held}"][data-status="on-hold"]`)
+  await heldRow.waitFor()
+  t.same(await heldRow.locator('button').allTextContents(), ['Complete', 'Fail', 'Expire RFI'], 'the control actions of a transaction on hold')
+  await heldRow.getByRole('button', { name: 'Expire RFI' }).click()
+  await page.locator(`#transactions tr[data-transaction-id="${held}"][data-status="failed"]`, { hasText: 'travel-rule-verification-failed' }).waitFor()
+  t.equal((await ledgerOf(s.app).rfis(held))[0].status, 'expired', 'the request for information expired')
+  await page.locator(`#kyc [data-account-id="${s.accounts.GBP}"]`, { hasText: 'GBP 90 (90 available)' }).waitFor()
+  t.pass('the hold released')
   await page.screenshot({ path: join(tmpdir(), 'dashboard-ledger.png'), fullPage: true })
   t.same(problems, [], 'no script errors')
 })
