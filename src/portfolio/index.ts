@@ -24,7 +24,8 @@ const USERS: SubjectType[] = ['user:business', 'user:individual']
 const INDIVIDUALS: SubjectType[] = ['user:individual']
 
 const VALUES = 'Values are in `denomination` (default USD) at the catalogue\'s mid prices of the instant (pinned prices included), ' +
-  'cut toward zero to the denomination\'s decimals; a portfolio figure is the sum of its assets\' figures.'
+  'cut toward zero to the denomination\'s decimals; a portfolio figure is the sum of its assets\' cut figures. An asset\'s performance ' +
+  '(`/core/portfolio/assets/...`) is answered as computed, not cut, as the reference\'s asset examples show.'
 const AVERAGE_COST = 'Average cost: every acquisition (a deposit, a completed trade or transfer into the asset) costs what the user paid for it, ' +
   'valued at that instant: the origin amount of its transaction, fees included, when it came from another asset, else the units received. ' +
   'A disposal takes its share of the cost at the average price (the average does not change). `totalInvested` is the cost of the units held, ' +

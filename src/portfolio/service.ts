@@ -253,6 +253,19 @@ const performanceView = (v: Valuer, p: ExactPerformance): Performance => ({
   unrealizedGains: figure(v, p.unrealizedGains)
 })
 
+/** A figure as computed, not cut (never `-0`). */
+const exact = (value: Decimal): string => (value.isZero() ? ZERO : value).toFixed()
+
+/**
+ * An asset's performance as the reference's asset examples show it: the figures as computed, not
+ * cut to the denomination's decimals (accounts and the whole portfolio are cut, as theirs are).
+ */
+const exactPerformanceView = (p: ExactPerformance): Performance => ({
+  averagePricePaid: exact(p.averagePricePaid),
+  totalInvested: exact(p.totalInvested),
+  unrealizedGains: exact(p.unrealizedGains)
+})
+
 /** What a performance request reads: the user's postings up to now. */
 async function postingsNow (app: FastifyInstance, userId: string): Promise<{ postings: UserPosting[], now: number }> {
   const now = app.clock.now()
@@ -274,7 +287,7 @@ export async function portfolioPerformance (app: FastifyInstance, userId: string
 export async function assetsPerformance (app: FastifyInstance, userId: string, v: Valuer, assets: string[], interval: PerformanceInterval): Promise<Record<string, Performance>> {
   const { postings, now } = await postingsNow(app, userId)
   const out: Record<string, Performance> = {}
-  for (const asset of assets) out[asset] = performanceView(v, performanceOf(v, asset, postings.filter(p => p.asset === asset), interval, now))
+  for (const asset of assets) out[asset] = exactPerformanceView(performanceOf(v, asset, postings.filter(p => p.asset === asset), interval, now))
   return out
 }
 

@@ -123,10 +123,19 @@ t.test('a known history: every figure by hand', async t => {
     totalInvested: text2(cost),
     unrealizedGains: text2(units.times(price).minus(cost))
   })
+  // An asset's figures are answered as computed; an account's, and the portfolio's, cut to cents.
+  const exact = (units: Decimal, cost: Decimal, price: DecimalValue) => ({
+    averagePricePaid: cost.div(units).toFixed(),
+    totalInvested: cost.toFixed(),
+    unrealizedGains: units.times(price).minus(cost).toFixed()
+  })
+  const allTimeExact = { BTC: exact(btcUnits, btcCost, 70000), ETH: exact(new Decimal('1.5'), ethCost, 2000), GBP: exact(gbpUnits, gbpCost, '1.3') }
   const allTime = { BTC: perf(btcUnits, btcCost, 70000), ETH: perf(new Decimal('1.5'), ethCost, 2000), GBP: perf(gbpUnits, gbpCost, '1.3') }
+  t.same(allTimeExact.ETH, { averagePricePaid: '2500', totalInvested: '3750', unrealizedGains: '-750' })
+  t.not(allTimeExact.BTC.averagePricePaid, allTime.BTC.averagePricePaid, 'the BTC figures are not whole cents')
   t.same(allTime.ETH, { averagePricePaid: '2500.00', totalInvested: '3750.00', unrealizedGains: '-750.00' })
   for (const asset of ['BTC', 'ETH', 'GBP'] as const) {
-    t.same((await h.as('GET', `/core/portfolio/assets/${asset}/performance?interval=all-time`)).json(), { performance: allTime[asset] }, `${asset} all time`)
+    t.same((await h.as('GET', `/core/portfolio/assets/${asset}/performance?interval=all-time`)).json(), { performance: allTimeExact[asset] }, `${asset} all time`)
     t.same((await h.as('GET', `/core/portfolio/accounts/${h.accounts[asset]}/performance?interval=all-time`)).json(), { performance: allTime[asset] }, `${asset} account all time`)
   }
   const totals = (p: Record<string, { totalInvested: string, unrealizedGains: string }>) => ({
@@ -138,16 +147,18 @@ t.test('a known history: every figure by hand', async t => {
   // ---- Performance over the last day (the default) and hour ----
   // A day ago the prices were those of T3 (BTC 60000, GBP 1.2, ETH 2500): the units held count as bought then.
   const oneDay = { BTC: perf(btcUnits, btcUnits.times(60000), 70000), ETH: perf(new Decimal('1.5'), new Decimal(3750), 2000), GBP: perf(gbpUnits, gbpUnits.times('1.2'), '1.3') }
+  const oneDayExact = { BTC: exact(btcUnits, btcUnits.times(60000), 70000), ETH: exact(new Decimal('1.5'), new Decimal(3750), 2000), GBP: exact(gbpUnits, gbpUnits.times('1.2'), '1.3') }
   t.same((await h.as('GET', '/core/portfolio/performance')).json(), { performance: totals(oneDay) }, 'one day by default')
   t.same((await h.as('POST', '/core/portfolio/assets/_mget/performance', { payload: { codes: ['BTC', 'ETH', 'GBP', 'USD', 'NOPE'] } })).json(), {
-    performance: { ...oneDay, USD: { averagePricePaid: '0.00', totalInvested: '0.00', unrealizedGains: '0.00' } }
+    performance: { ...oneDayExact, USD: { averagePricePaid: '0', totalInvested: '0', unrealizedGains: '0' } }
   }, 'many assets, by code; an asset never held is zeros, an unknown code is left out')
   t.same((await h.as('POST', '/core/portfolio/accounts/_mget/performance', { payload: { ids: [h.accounts.BTC, h.accounts.GBP, randomUUID()] } })).json(), {
     performance: { [h.accounts.BTC]: oneDay.BTC, [h.accounts.GBP]: oneDay.GBP }
   }, 'many accounts, by id; another id is left out')
   // An hour ago the last prices were in force already: no gains.
   const oneHour = { BTC: perf(btcUnits, btcUnits.times(70000), 70000), ETH: perf(new Decimal('1.5'), new Decimal(3000), 2000), GBP: perf(gbpUnits, gbpUnits.times('1.3'), '1.3') }
-  t.same((await h.as('POST', '/core/portfolio/assets/_mget/performance?interval=one-hour', { payload: { codes: ['BTC', 'ETH', 'GBP'] } })).json(), { performance: oneHour })
+  const oneHourExact = { BTC: exact(btcUnits, btcUnits.times(70000), 70000), ETH: exact(new Decimal('1.5'), new Decimal(3000), 2000), GBP: exact(gbpUnits, gbpUnits.times('1.3'), '1.3') }
+  t.same((await h.as('POST', '/core/portfolio/assets/_mget/performance?interval=one-hour', { payload: { codes: ['BTC', 'ETH', 'GBP'] } })).json(), { performance: oneHourExact })
   t.same((await h.as('GET', '/core/portfolio/performance?interval=one-hour')).json(), { performance: totals(oneHour) })
 
   // ---- Historical balances ----
