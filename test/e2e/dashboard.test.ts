@@ -1,16 +1,14 @@
 // The dashboard in a real browser: it asks for the admin token, then shows the clock, the clients
 // and the request log of a listening sandbox, with a request the test made.
 import t from 'tap'
-import { existsSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { chromium, type Browser } from 'playwright-core'
 import { build, waitFor } from '../helpers.js'
+import { launchBrowser, withoutChromium } from '../browser.js'
 
-const CHROMIUM = '/usr/bin/chromium'
 const ADMIN = 'dashboard-admin-token-0123456789'
 
-t.test('the dashboard shows the request log of a listening sandbox, behind the admin token', { skip: existsSync(CHROMIUM) ? false : `Chromium is not installed at ${CHROMIUM}` }, async t => {
+t.test('the dashboard shows the request log of a listening sandbox, behind the admin token', { skip: withoutChromium }, async t => {
   const app = await build(t, { adminToken: ADMIN })
   await app.listen({ port: 0, host: '127.0.0.1' })
   const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`
@@ -19,11 +17,7 @@ t.test('the dashboard shows the request log of a listening sandbox, behind the a
   t.equal(missing.status, 404)
   const requestId = missing.headers.get('x-service-request-id')!
 
-  const browser: Browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
-  })
-  t.teardown(() => browser.close())
+  const browser = await launchBrowser(t)
   const page = await browser.newPage({ viewport: { width: 1360, height: 1000 } })
   const problems: string[] = []
   page.on('console', m => { if (m.type() === 'error') problems.push(m.text()) })

@@ -1,22 +1,15 @@
 // The interactive API docs in a real browser: they render the sandbox's own OpenAPI document and
 // fetch nothing from another host (machines here and in CI have no internet).
 import t from 'tap'
-import { existsSync } from 'node:fs'
-import { chromium, type Browser } from 'playwright-core'
 import { build } from '../helpers.js'
+import { launchBrowser, withoutChromium } from '../browser.js'
 
-const CHROMIUM = '/usr/bin/chromium'
-
-t.test('/docs renders every area from local files only', { skip: existsSync(CHROMIUM) ? false : `Chromium is not installed at ${CHROMIUM}` }, async t => {
+t.test('/docs renders every area from local files only', { skip: withoutChromium }, async t => {
   const app = await build(t)
   await app.listen({ port: 0, host: '127.0.0.1' })
   const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`
 
-  const browser: Browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
-  })
-  t.teardown(() => browser.close())
+  const browser = await launchBrowser(t)
   const page = await browser.newPage()
   const foreign: string[] = []
   page.on('request', r => { if (!r.url().startsWith(base) && !r.url().startsWith('data:')) foreign.push(r.url()) })

@@ -3,15 +3,12 @@
 // HTTP, verify the delivery with a Standard Webhooks library, see the attempt on the page, rotate the
 // secret, and see the page turn into the expired notice once the sandbox clock passes expiresAt.
 import t from 'tap'
-import { existsSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { chromium, type Browser } from 'playwright-core'
 import { Webhook } from 'standardwebhooks'
 import { basic, build, DEMO_ID, DEMO_SECRET } from '../helpers.js'
 import { startReceiver } from '../webhooks/support.js'
-
-const CHROMIUM = '/usr/bin/chromium'
+import { launchBrowser, withoutChromium } from '../browser.js'
 
 async function token (base: string, scope: string): Promise<string> {
   const res = await fetch(`${base}/core/oauth2/token`, {
@@ -22,7 +19,7 @@ async function token (base: string, scope: string): Promise<string> {
   return (await res.json() as { access_token: string }).access_token
 }
 
-t.test('a person manages webhooks through the management link in a browser', { skip: existsSync(CHROMIUM) ? false : `Chromium is not installed at ${CHROMIUM}` }, async t => {
+t.test('a person manages webhooks through the management link in a browser', { skip: withoutChromium }, async t => {
   const app = await build(t)
   await app.listen({ port: 0, host: '127.0.0.1' })
   const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`
@@ -36,11 +33,7 @@ t.test('a person manages webhooks through the management link in a browser', { s
   const { managementLink } = await linkRes.json() as { managementLink: { url: string, expiresAt: string } }
   t.ok(managementLink.url.startsWith(`${base}/webhooks/portal/`), 'the link points at this server')
 
-  const browser: Browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
-  })
-  t.teardown(() => browser.close())
+  const browser = await launchBrowser(t)
   const page = await browser.newPage({ viewport: { width: 1200, height: 1000 } })
   const problems: string[] = []
   // Failed loads are checked one by one below (the refused URL is a 400, the expired link a 410).

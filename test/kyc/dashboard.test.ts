@@ -1,25 +1,18 @@
 // The dashboard's KYC section in a real browser: each user's summary and process statuses, and a
 // form that forces a process's outcome through the control API.
 import t from 'tap'
-import { existsSync } from 'node:fs'
-import { chromium, type Browser } from 'playwright-core'
 import { waitFor } from '../helpers.js'
 import { buildKyc, kycEvents, kycUser, PROFILE } from './support.js'
+import { launchBrowser, withoutChromium } from '../browser.js'
 
-const CHROMIUM = '/usr/bin/chromium'
-
-t.test('the dashboard shows each user\'s KYC and forces an outcome', { skip: existsSync(CHROMIUM) ? false : `Chromium is not installed at ${CHROMIUM}` }, async t => {
+t.test('the dashboard shows each user\'s KYC and forces an outcome', { skip: withoutChromium }, async t => {
   const app = await buildKyc(t)
   const u = await kycUser(t, app, { email: 'dash.board@example.com' })
   await u.patch('profile', PROFILE)
   await app.listen({ port: 0, host: '127.0.0.1' })
   const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`
 
-  const browser: Browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
-  })
-  t.teardown(() => browser.close())
+  const browser = await launchBrowser(t)
   const page = await browser.newPage({ viewport: { width: 1360, height: 1000 } })
   const problems: string[] = []
   page.on('console', m => { if (m.type() === 'error') problems.push(m.text()) })

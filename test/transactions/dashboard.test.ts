@@ -2,16 +2,14 @@
 // transactions with their status), and the dashboard showing them in a real browser, with a
 // pending transaction completed by its button.
 import t from 'tap'
-import { existsSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { chromium, type Browser } from 'playwright-core'
 import { createTransaction, deposit, ledgerOf } from '../../src/transactions/service.js'
 import { ownDocumentChecker } from '../catalogue/openapi-check.js'
 import { DEMO_ORG, makeUser, waitFor } from '../helpers.js'
 import { quoteSetup, type QuoteSetup } from '../quotes/support.js'
+import { launchBrowser, withoutChromium } from '../browser.js'
 
-const CHROMIUM = '/usr/bin/chromium'
 const CONTEXT = { ip: '47.174.97.164', agent: 'dashboard-test' }
 
 /** A user with 100 GBP and a pending trade of 10 GBP to BTC. */
@@ -62,17 +60,13 @@ t.test('GET /_sandbox/ledger: accounts with balances and transactions with statu
   t.equal((await s.app.inject({ method: 'GET', url: '/_sandbox/ledger?organizationId=nope' })).statusCode, 400)
 })
 
-t.test('the dashboard shows balances and transactions, and completes a pending one', { skip: existsSync(CHROMIUM) ? false : `Chromium is not installed at ${CHROMIUM}` }, async t => {
+t.test('the dashboard shows balances and transactions, and completes a pending one', { skip: withoutChromium }, async t => {
   const s = await quoteSetup(t)
   const { tradeId } = await funded(s)
   await s.app.listen({ port: 0, host: '127.0.0.1' })
   const base = `http://127.0.0.1:${(s.app.server.address() as { port: number }).port}`
 
-  const browser: Browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
-  })
-  t.teardown(() => browser.close())
+  const browser = await launchBrowser(t)
   const page = await browser.newPage({ viewport: { width: 1360, height: 1000 } })
   const problems: string[] = []
   page.on('console', m => { if (m.type() === 'error') problems.push(m.text()) })
