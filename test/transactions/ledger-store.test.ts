@@ -8,7 +8,7 @@ import type { FastifyInstance } from 'fastify'
 import { build, DEMO_ORG, makeUser } from '../helpers.js'
 import { Decimal } from '../../src/money/decimal.js'
 import { accountsOf } from '../../src/accounts/service.js'
-import { ledgerOf } from '../../src/transactions/service.js'
+import { depositRecord, ledgerOf } from '../../src/transactions/service.js'
 import type { LedgerEvents, NewTransaction, TransactionRecord } from '../../src/transactions/store.js'
 
 interface Recorder { events: LedgerEvents, seen: string[], credited: string[] }
@@ -85,32 +85,7 @@ async function balanced (app: FastifyInstance, transactionId: string): Promise<b
 
 async function fund (app: FastifyInstance, userId: string, accountId: string, asset: string, amount: string, unsettled?: { until: number, reason: string }): Promise<TransactionRecord> {
   const now = app.clock.now()
-  const iso = new Date(now).toISOString()
-  const record: TransactionRecord = {
-    id: randomUUID(),
-    organizationId: DEMO_ORG,
-    userId,
-    kind: 'deposit',
-    quoteId: null,
-    status: 'processing',
-    reason: null,
-    body: {
-      origin: { asset, amount, rate: '1', node: { type: 'bank-address', network: 'fps' } },
-      destination: { asset, amount, rate: '1', node: { type: 'account', id: accountId, ownerId: userId } },
-      fees: [],
-      quotedAt: iso
-    },
-    originAccountId: null,
-    destinationAccountId: accountId,
-    holdAmount: null,
-    settleAt: null,
-    authorization: null,
-    returnUrl: null,
-    withdrawalKey: null,
-    createdAt: iso,
-    updatedAt: iso,
-    completedAt: null
-  }
+  const record = depositRecord({ id: randomUUID(), organizationId: DEMO_ORG, userId, asset, amount, originNode: { type: 'bank-address', network: 'fps' } }, { id: accountId, userId }, new Date(now).toISOString())
   return await ledgerOf(app).deposit({ record, parties: [{ userId, accountId }] }, unsettled, now, recorder(app).events)
 }
 
