@@ -47,7 +47,7 @@ const REDACT = [
 export async function buildApp (options: BuildOptions): Promise<FastifyInstance> {
   const { config } = options
   const clock = options.clock ?? new Clock()
-  const storage = options.storage ?? openStorage(config.databasePath)
+  const storage = options.storage ?? await openStorage({ databasePath: config.databasePath, databaseUrl: config.databaseUrl })
   const logger = pino({ level: config.logLevel, redact: { paths: REDACT, censor: '[redacted]' }, base: undefined }, options.logStream)
 
   const app = Fastify({
@@ -55,6 +55,8 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'requestId' }),
     schemaController: { compilersFactory: { buildSerializer: responseSerializers, buildValidator: requestValidators } },
     genReqId: () => randomUUID(),
+    // TRUST_PROXY: a hop count is accepted at run time (proxy-addr), though the types leave it out.
+    trustProxy: config.trustProxy as boolean | string[],
     requestIdHeader: false,
     bodyLimit: config.bodyLimitBytes,
     return503OnClosing: true,
@@ -111,7 +113,7 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
   storage.onEventsCommitted(() => { events.recorded() })
   // The areas' own tables, after the core's (applied when the database opened).
   const registry = new AreaRegistry(areas)
-  storage.migrate(registry.migrations())
+  await storage.migrate(registry.migrations())
   app.decorate('areas', registry)
   app.addHook('onClose', async () => { await storage.close() })
 

@@ -6,6 +6,11 @@ export interface Config {
   port: number
   host: string
   databasePath: string
+  /** PostgreSQL instead of the SQLite file: `postgres://user:password@host:port/database`. */
+  databaseUrl: string | undefined
+  databaseConnectTimeoutSeconds: number
+  /** Whom to believe about the client address (`X-Forwarded-For`): false, a hop count, or addresses/CIDRs. */
+  trustProxy: boolean | number | string[]
   serviceName: string
   partnerArea: string
   publicUrl: string
@@ -49,6 +54,9 @@ export const VARIABLES: Array<{ name: string, flag?: string, default: string, de
   { name: 'PORT', flag: '--port', default: '8080', description: 'TCP port to listen on (0 picks a free one).' },
   { name: 'HOST', flag: '--host', default: '127.0.0.1', description: 'Address to listen on. Beyond loopback, SANDBOX_ADMIN_TOKEN is required.' },
   { name: 'DATABASE_PATH', flag: '--database', default: './data/sandbox.db', description: 'SQLite file (created with its folder on demand) or `:memory:`.' },
+  { name: 'DATABASE_URL', default: '(unset)', description: 'PostgreSQL 15+ instead of the SQLite file (`postgres://user:password@host:port/database`): any number of replicas on it behave as one sandbox.' },
+  { name: 'DATABASE_CONNECT_TIMEOUT_SECONDS', default: '30', description: 'How long the server tries to reach PostgreSQL at start (one line per attempt) before it exits with code 2.' },
+  { name: 'TRUST_PROXY', default: '(unset)', description: 'Whether the client address comes from `X-Forwarded-For` (request log, limits): unset trusts nobody; a hop count (`1`), or comma-separated addresses and CIDRs of the proxies.' },
   { name: 'SERVICE_NAME', default: 'service', description: 'Names the headers `x-<name>-request-id` and `x-<name>-organization-id`.' },
   { name: 'PARTNER_AREA', default: 'partner', description: 'First path segment of `/<partner>/kyc-sharing/...` and of its scope.' },
   { name: 'PUBLIC_URL', default: 'http://<host>:<port>', description: 'Base URL used in management links and the banner.' },
@@ -96,6 +104,30 @@ function name (src: Source, key: string, fallback: string): string {
   if (raw === undefined || raw === '') return fallback
   if (!/^[a-z][a-z0-9-]{0,62}$/.test(raw)) throw new ConfigError(`${key} must be lowercase letters, digits and dashes, starting with a letter; got "${raw}"`)
   return raw
+}
+
+/** DATABASE_URL, checked: a postgres:// URL with a database name. The message never holds the password. */
+function databaseUrl (src: Source): string | undefined {
+  const raw = src.DATABASE_URL
+  if (raw === undefined || raw.trim() === '') return undefined
+  let url: URL | undefined
+  try { url = new URL(raw.trim()) } catch {}
+  if (url === undefined || (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') || url.hostname === '' || url.pathname.replace(/^\//, '') === '') {
+    throw new ConfigError('DATABASE_URL must be a PostgreSQL URL such as postgres://user:password@host:5432/database')
+  }
+  return raw.trim()
+}
+
+function trustProxy (src: Source): boolean | number | string[] {
+  const raw = (src.TRUST_PROXY ?? '').trim()
+  if (raw === '' || raw === 'false') return false
+  if (raw === 'true') return true
+  if (/^\d+$/.test(raw)) return Number(raw)
+  const entries = raw.split(',').map(s => s.trim())
+  if (entries.some(e => !/^[0-9a-fA-F.:]+(\/\d{1,3})?$/.test(e))) {
+    throw new ConfigError(`TRUST_PROXY must be a hop count, or comma-separated addresses or CIDRs of the proxies; got "${raw}"`)
+  }
+  return entries
 }
 
 const isLoopback = (host: string): boolean =>
@@ -155,6 +187,9 @@ export function loadConfig (env: Source = {}, argv: string[] = []): Config {
   return {
     port,
     host,
+    databaseUrl: databaseUrl(src),
+    databaseConnectTimeoutSeconds: integer(src, 'DATABASE_CONNECT_TIMEOUT_SECONDS', 30, 0, 3600),
+    trustProxy: trustProxy(src),
     databasePath: src.DATABASE_PATH !== undefined && src.DATABASE_PATH !== '' ? src.DATABASE_PATH : './data/sandbox.db',
     serviceName: name(src, 'SERVICE_NAME', 'service'),
     partnerArea: name(src, 'PARTNER_AREA', 'partner'),

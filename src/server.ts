@@ -5,22 +5,42 @@ import { ConfigError, loadConfig, type Config } from './config.js'
 import { buildApp } from './app.js'
 import { batchedLogStream } from './log-stream.js'
 import { openStorage, type Storage } from './storage/index.js'
+import { isUnavailable } from './storage/db.js'
 import { LARGEST_ENTRY_CHARS } from './sandbox/request-log.js'
 import { getHeapStatistics } from 'node:v8'
 
 /**
- * Opens the configured database. Where it cannot be written (a read-only root filesystem with no
- * volume mounted, say) the sandbox still starts, on an in-memory database, and says so loudly.
+ * Opens the configured database. PostgreSQL (DATABASE_URL) that cannot be reached is tried again,
+ * a line per attempt, for up to DATABASE_CONNECT_TIMEOUT_SECONDS; then the process exits with
+ * code 2. An SQLite file that cannot be written (a read-only root filesystem with no volume
+ * mounted, say) leaves the sandbox on an in-memory database, which it says loudly.
  */
-function openStorageOrMemory (config: Config): Storage {
+async function openConfiguredStorage (config: Config): Promise<Storage> {
+  if (config.databaseUrl !== undefined) {
+    const deadline = Date.now() + config.databaseConnectTimeoutSeconds * 1000
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await openStorage({ databasePath: config.databasePath, databaseUrl: config.databaseUrl, connectTimeoutSeconds: Math.max(1, Math.min(10, config.databaseConnectTimeoutSeconds)) })
+      } catch (err) {
+        if (!isUnavailable(err) && !isUnavailable((err as { cause?: unknown }).cause)) throw err
+        const left = deadline - Date.now()
+        process.stderr.write(`PostgreSQL (DATABASE_URL) cannot be reached, attempt ${attempt}: ${(err as { code?: string }).code ?? (err as Error).message}\n`)
+        if (left <= 0) {
+          process.stderr.write(`Giving up after DATABASE_CONNECT_TIMEOUT_SECONDS=${config.databaseConnectTimeoutSeconds}.\n`)
+          process.exit(2)
+        }
+        await new Promise(resolve => setTimeout(resolve, Math.min(1000, left)))
+      }
+    }
+  }
   try {
-    return openStorage(config.databasePath)
+    return await openStorage(config.databasePath)
   } catch (err) {
     if (config.databasePath === ':memory:') throw err
     process.stderr.write(`Warning: the database ${config.databasePath} cannot be opened for writing (${(err as Error).message}); ` +
       'running on an in-memory database: state will not survive a restart. Mount a writable volume or set DATABASE_PATH.\n')
     config.databasePath = ':memory: (fallback)'
-    return openStorage(':memory:')
+    return await openStorage(':memory:')
   }
 }
 
@@ -37,6 +57,17 @@ function warnIfRequestLogOutgrowsHeap (config: Config): void {
     `more than half of this process's heap limit (${Math.round(limitMb)} MB): start node with --max-old-space-size=<MB> to give it room.\n`)
 }
 
+/** The URL without its password, for the banner. */
+function redactUrl (url: string): string {
+  try {
+    const u = new URL(url)
+    if (u.password !== '') u.password = '***'
+    return u.toString()
+  } catch {
+    return 'PostgreSQL'
+  }
+}
+
 function banner (config: Config, url: string): string {
   const { clientId, clientSecret, secretFromEnv } = config.demoClient
   const lines = [
@@ -44,7 +75,7 @@ function banner (config: Config, url: string): string {
     `  Core API sandbox listening on ${url}`,
     `  API docs     ${url}/docs   (OpenAPI: ${url}/openapi.json)`,
     `  Dashboard    ${url}/_sandbox/`,
-    `  Database     ${config.databasePath}`,
+    `  Database     ${config.databaseUrl !== undefined ? redactUrl(config.databaseUrl) : config.databasePath}`,
     `  Demo client  id ${clientId}`,
     `               secret ${secretFromEnv ? '(as set in SANDBOX_CLIENT_SECRET)' : clientSecret}`,
     `  Get a token  curl -s -u '${clientId}:${secretFromEnv ? '<secret>' : clientSecret}' -d grant_type=client_credentials ${url}/core/oauth2/token`,
@@ -68,7 +99,7 @@ async function main (): Promise<void> {
   warnIfRequestLogOutgrowsHeap(config)
   const logStream = batchedLogStream()
   process.on('exit', () => { logStream.flushSync() })
-  const app = await buildApp({ config, storage: openStorageOrMemory(config), logStream })
+  const app = await buildApp({ config, storage: await openConfiguredStorage(config), logStream })
   const address = await app.listen({ port: config.port, host: config.host })
   const port = (app.server.address() as { port: number }).port
   const url = config.publicUrl !== '' ? config.publicUrl : address.replace(/:\d+$/, `:${port}`)

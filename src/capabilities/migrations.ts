@@ -27,10 +27,35 @@ CREATE TABLE cooldowns (
   ended_at TEXT
 );
 CREATE INDEX cooldowns_running ON cooldowns(ends_at) WHERE ended_at IS NULL;
+`,
+  postgres: `
+-- Terms accepted through core.accept-terms-of-service (the general terms are accepted when the user
+-- is created, and read from the user).
+CREATE TABLE terms_acceptances (
+  user_id TEXT COLLATE "C" NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  organization_id TEXT COLLATE "C" NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+  code TEXT COLLATE "C" NOT NULL,
+  accepted_at TEXT COLLATE "C" NOT NULL,
+  ip TEXT COLLATE "C" NOT NULL,
+  PRIMARY KEY (user_id, code)
+);
+
+-- A user's financial-promotions cooldown: the assets and features it holds back until ends_at
+-- (ms, sandbox clock); ended_at once the clock passed it or the test helper skipped it.
+CREATE TABLE cooldowns (
+  user_id TEXT COLLATE "C" PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
+  organization_id TEXT COLLATE "C" NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+  assets TEXT COLLATE "C" NOT NULL,
+  features TEXT COLLATE "C" NOT NULL,
+  ends_at BIGINT NOT NULL,
+  ended_at TEXT COLLATE "C"
+);
+CREATE INDEX cooldowns_running ON cooldowns(ends_at) WHERE ended_at IS NULL;
 `
 }, {
   // How far the cooldown follower has read the users table (by rowid): each new user is looked at
   // once, so a cooldown starts with its user, not when it is first read.
   name: '002-cooldown-scan',
-  sql: 'CREATE TABLE cooldown_scan (id INTEGER PRIMARY KEY CHECK (id = 1), last_user_rowid INTEGER NOT NULL)'
+  sql: 'CREATE TABLE cooldown_scan (id INTEGER PRIMARY KEY CHECK (id = 1), last_user_rowid INTEGER NOT NULL)',
+  postgres: 'CREATE TABLE cooldown_scan (id BIGINT PRIMARY KEY CHECK (id = 1), last_user_rowid BIGINT NOT NULL)'
 }]

@@ -32,6 +32,35 @@ CREATE INDEX external_accounts_user ON external_accounts(organization_id, user_i
 CREATE INDEX external_accounts_fingerprint ON external_accounts(user_id, fingerprint);
 CREATE INDEX external_accounts_check_due ON external_accounts(check_due_at) WHERE check_due_at IS NOT NULL;
 CREATE INDEX external_accounts_expiry ON external_accounts(expires_at) WHERE expires_at IS NOT NULL AND status <> 'expired';
+`,
+  postgres: `
+-- A card or bank account of a user outside the service. A card keeps only what the API shows
+-- (brand, type, last four digits, expiry in details) and a keyed digest of its number (HMAC, a
+-- key of the database's) to find duplicates: never the number. check_due_at is when a processing card's check ends (ms on the
+-- sandbox clock); expires_at when a card's expiry month ends.
+CREATE TABLE external_accounts (
+  id TEXT COLLATE "C" PRIMARY KEY,
+  organization_id TEXT COLLATE "C" NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+  user_id TEXT COLLATE "C" NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  type TEXT COLLATE "C" NOT NULL,
+  status TEXT COLLATE "C" NOT NULL,
+  status_reason TEXT COLLATE "C",
+  label TEXT COLLATE "C" NOT NULL,
+  asset TEXT COLLATE "C" NOT NULL,
+  network TEXT COLLATE "C" NOT NULL,
+  features TEXT COLLATE "C" NOT NULL,
+  details TEXT COLLATE "C" NOT NULL,
+  fingerprint TEXT COLLATE "C" NOT NULL,
+  behaviour TEXT COLLATE "C",
+  check_due_at BIGINT,
+  expires_at BIGINT,
+  created_at TEXT COLLATE "C" NOT NULL,
+  updated_at TEXT COLLATE "C" NOT NULL
+);
+CREATE INDEX external_accounts_user ON external_accounts(organization_id, user_id, created_at);
+CREATE INDEX external_accounts_fingerprint ON external_accounts(user_id, fingerprint);
+CREATE INDEX external_accounts_check_due ON external_accounts(check_due_at) WHERE check_due_at IS NOT NULL;
+CREATE INDEX external_accounts_expiry ON external_accounts(expires_at) WHERE expires_at IS NOT NULL AND status <> 'expired';
 `
 }, {
   name: '002-organization-permissions',
@@ -41,6 +70,14 @@ CREATE INDEX external_accounts_expiry ON external_accounts(expires_at) WHERE exp
 CREATE TABLE organization_permissions (
   organization_id TEXT PRIMARY KEY REFERENCES organizations(id) ON DELETE CASCADE,
   permissions TEXT NOT NULL
+);
+`,
+  postgres: `
+-- What an organization may do with external accounts and quotes (the organizationPermissions
+-- fixture key), as JSON; no row means everything is allowed.
+CREATE TABLE organization_permissions (
+  organization_id TEXT COLLATE "C" PRIMARY KEY REFERENCES organizations(id) ON DELETE CASCADE,
+  permissions TEXT COLLATE "C" NOT NULL
 );
 `
 }]

@@ -26,5 +26,28 @@ CREATE TABLE file_contents (
   organization_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
   bytes BLOB NOT NULL
 );
+`,
+  postgres: `
+-- A file of a user: created pending by core.create-file, uploaded once its bytes arrive through
+-- the upload target. A user's deletion takes its files (and their bytes) with it.
+CREATE TABLE files (
+  id TEXT COLLATE "C" PRIMARY KEY,
+  organization_id TEXT COLLATE "C" NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+  user_id TEXT COLLATE "C" NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  status TEXT COLLATE "C" NOT NULL,
+  category TEXT COLLATE "C" NOT NULL,
+  content_type TEXT COLLATE "C" NOT NULL,
+  size BIGINT,
+  created_at TEXT COLLATE "C" NOT NULL,
+  uploaded_at TEXT COLLATE "C"
+);
+CREATE INDEX files_user ON files(organization_id, user_id);
+
+-- The bytes of an uploaded file, apart from its record so reading a record never loads them.
+CREATE TABLE file_contents (
+  file_id TEXT COLLATE "C" PRIMARY KEY REFERENCES files(id) ON DELETE CASCADE,
+  organization_id TEXT COLLATE "C" NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+  bytes BYTEA NOT NULL
+);
 `
 }]

@@ -41,5 +41,42 @@ CREATE TABLE kyb_onboarding (
   status TEXT NOT NULL,
   updated_at TEXT NOT NULL
 );
+`,
+  postgres: `
+-- One row per user and process once it left its initial state; state is JSON (status, type,
+-- input, output, attempts, reason, reviewDueAt).
+CREATE TABLE kyc_processes (
+  user_id TEXT COLLATE "C" NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  organization_id TEXT COLLATE "C" NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+  process TEXT COLLATE "C" NOT NULL,
+  state TEXT COLLATE "C" NOT NULL,
+  updated_at TEXT COLLATE "C" NOT NULL,
+  PRIMARY KEY (user_id, process)
+);
+CREATE INDEX kyc_processes_organization ON kyc_processes(organization_id);
+-- The users' phone numbers (declared at creation or through KYC), for phone_already_exists.
+CREATE INDEX kyc_users_phone ON users(organization_id, ((record)::jsonb #>> '{phone,number}'));
+
+-- Reviews not yet completed: the scheduler completes those whose due time (ms, sandbox clock) has come.
+CREATE TABLE kyc_reviews (
+  user_id TEXT COLLATE "C" NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  process TEXT COLLATE "C" NOT NULL,
+  organization_id TEXT COLLATE "C" NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+  due_at BIGINT NOT NULL,
+  PRIMARY KEY (user_id, process)
+);
+CREATE INDEX kyc_reviews_due ON kyc_reviews(due_at);
+
+CREATE TABLE kyc_configs (
+  organization_id TEXT COLLATE "C" PRIMARY KEY REFERENCES organizations(id) ON DELETE CASCADE,
+  config TEXT COLLATE "C" NOT NULL
+);
+
+CREATE TABLE kyb_onboarding (
+  user_id TEXT COLLATE "C" PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
+  organization_id TEXT COLLATE "C" NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+  status TEXT COLLATE "C" NOT NULL,
+  updated_at TEXT COLLATE "C" NOT NULL
+);
 `
 }]

@@ -19,5 +19,22 @@ CREATE TABLE quotes (
   created_at TEXT NOT NULL
 );
 CREATE INDEX quotes_used ON quotes(user_id, limit_group, used_at) WHERE used_at IS NOT NULL;
+`,
+  postgres: `
+-- A quote as answered (body, JSON), immutable, usable once: used_at is set by the one consume
+-- that succeeds. expires_at is ms on the sandbox clock. usd_value and limit_group feed the daily
+-- limits (the value of consumed quotes of a group within a UTC day).
+CREATE TABLE quotes (
+  id TEXT COLLATE "C" PRIMARY KEY,
+  organization_id TEXT COLLATE "C" NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+  user_id TEXT COLLATE "C" NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  body TEXT COLLATE "C" NOT NULL,
+  limit_group TEXT COLLATE "C" NOT NULL,
+  usd_value TEXT COLLATE "C" NOT NULL,
+  expires_at BIGINT NOT NULL,
+  used_at BIGINT,
+  created_at TEXT COLLATE "C" NOT NULL
+);
+CREATE INDEX quotes_used ON quotes(user_id, limit_group, used_at) WHERE used_at IS NOT NULL;
 `
 }]

@@ -1,8 +1,8 @@
-// SQLite implementation of the admin store: sandbox-only operations across every table (reset,
+// The admin store: sandbox-only operations across every table (reset,
 // fixtures). Reset works from the schema itself, so tables added by later migrations are covered.
-import { groupCommit, type Db } from './db.js'
+import { isConstraint, type Db } from './db.js'
 import type { EntityRecord, NewClient, Organization, UserRecord } from './types.js'
-import { clientRow, emailKey, isConstraint } from './core.js'
+import { clientRow, emailKey } from './core.js'
 import { memoOf } from './memo.js'
 import { etagOf } from './metadata.js'
 
@@ -16,11 +16,11 @@ export interface FixtureMetadata {
 
 /** The rows of the core's tables a fixture writes, synchronously, inside `atomically`. */
 export interface FixtureRows {
-  organization: (o: Organization) => void
-  user: (u: UserRecord) => void
-  client: (c: NewClient & { createdAt: string }) => void
-  entity: (e: EntityRecord) => void
-  metadata: (m: FixtureMetadata, updatedAt: string) => void
+  organization: (o: Organization) => Promise<void>
+  user: (u: UserRecord) => Promise<void>
+  client: (c: NewClient & { createdAt: string }) => Promise<void>
+  entity: (e: EntityRecord) => Promise<void>
+  metadata: (m: FixtureMetadata, updatedAt: string) => Promise<void>
 }
 
 /** A write that conflicts with data already stored (a unique or foreign key); nothing was written. */
@@ -36,7 +36,7 @@ export interface AdminStore {
    * Runs `work` in one transaction, all or nothing, forgetting what the storage remembers. A
    * constraint that fails is a StoreConflict.
    */
-  atomically (work: () => void): Promise<void>
+  atomically (work: () => Promise<void>): Promise<void>
   readonly fixtureRows: FixtureRows
   /** Deletes every row of every table but settings and migrations; or only one organization's rows. */
   reset (organizationId?: string): Promise<void>
@@ -52,14 +52,46 @@ const KEEP = new Set(['settings', 'migrations'])
 const quote = (name: string): string => `"${name.replace(/"/g, '""')}"`
 
 export function adminStore (db: Db): AdminStore {
-  const tables = (): string[] =>
-    (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as Array<{ name: string }>)
-      .map(r => r.name)
-      .filter(name => !KEEP.has(name))
-  const hasOrganizationColumn = (table: string): boolean =>
-    (db.prepare(`PRAGMA table_info(${quote(table)})`).all() as Array<{ name: string }>).some(c => c.name === 'organization_id')
+  const tableList = db.prepare<[], string>({
+    sqlite: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name",
+    postgres: "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY table_name"
+  }).pluck()
+  const organizationTables = db.prepare<[], string>({
+    sqlite: "SELECT m.name FROM sqlite_master m, pragma_table_info(m.name) c WHERE m.type = 'table' AND c.name = 'organization_id'",
+    postgres: "SELECT table_name FROM information_schema.columns WHERE table_schema = current_schema() AND column_name = 'organization_id'"
+  }).pluck()
+  // PostgreSQL checks a foreign key at each statement: a reset deletes the referencing tables
+  // before the tables they reference (SQLite defers the check to the commit instead).
+  const references = db.prepare<[], { child: string, parent: string }>({
+    sqlite: "SELECT m.name AS child, f.\"table\" AS parent FROM sqlite_master m, pragma_foreign_key_list(m.name) f WHERE m.type = 'table'",
+    postgres: `SELECT c.conrelid::regclass::text AS child, c.confrelid::regclass::text AS parent FROM pg_constraint c
+      WHERE c.contype = 'f' AND c.connamespace = current_schema()::regnamespace`
+  })
+  /** Every table a reset empties, referencing tables before the ones they reference. */
+  const tables = async (): Promise<string[]> => {
+    const names = (await tableList.all()).filter(name => !KEEP.has(name))
+    const parents = new Map<string, Set<string>>()
+    for (const r of await references.all()) {
+      const child = r.child.replace(/"/g, '')
+      const parent = r.parent.replace(/"/g, '')
+      if (child === parent) continue
+      let set = parents.get(parent)
+      if (set === undefined) parents.set(parent, set = new Set())
+      set.add(child)
+    }
+    const ordered: string[] = []
+    const seen = new Set<string>()
+    const visit = (name: string): void => {
+      if (seen.has(name)) return
+      seen.add(name)
+      for (const child of parents.get(name) ?? []) visit(child)
+      ordered.push(name)
+    }
+    for (const name of names) visit(name)
+    return ordered.filter(name => names.includes(name))
+  }
 
-  const insertOrganization = db.prepare('INSERT OR IGNORE INTO organizations (id, name, created_at) VALUES (?, ?, ?)')
+  const insertOrganization = db.prepare('INSERT INTO organizations (id, name, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING')
   const insertUser = db.prepare('INSERT INTO users (id, organization_id, email, email_key, record, created_at) VALUES (?, ?, ?, ?, ?, ?)')
   const insertClient = db.prepare(`INSERT INTO clients (id, organization_id, name, secret_salt, secret_hash, scopes, refresh_tokens, user_id, generation, created_at)
     VALUES (@id, @organizationId, @name, @secretSalt, @secretHash, @scopes, @refreshTokens, @userId, @generation, @createdAt)`)
@@ -73,49 +105,53 @@ export function adminStore (db: Db): AdminStore {
   return {
     async reset (organizationId) {
       // Writes queued before the reset land before it.
-      groupCommit(db).flush()
-      db.transaction(() => {
+      await db.flush()
+      await db.write(async () => {
         memo.clear()
-        // Checked at commit, when every referencing row is gone too, whatever the delete order.
-        db.pragma('defer_foreign_keys = ON')
-        for (const table of tables()) {
-          if (organizationId === undefined) db.prepare(`DELETE FROM ${quote(table)}`).run()
-          else if (hasOrganizationColumn(table)) db.prepare(`DELETE FROM ${quote(table)} WHERE organization_id = ?`).run(organizationId)
+        // SQLite: checked at commit, when every referencing row is gone too, whatever the order.
+        if (db.dialect === 'sqlite') await db.exec('PRAGMA defer_foreign_keys = ON')
+        const withOrganization = new Set(await organizationTables.all())
+        for (const table of await tables()) {
+          if (organizationId === undefined) await db.exec(`DELETE FROM ${quote(table)}`)
+          else if (withOrganization.has(table)) await db.prepare(`DELETE FROM ${quote(table)} WHERE organization_id = ?`).run(organizationId)
         }
         // Rows that reach the organization only through a cascading key go with it.
-        if (organizationId !== undefined) db.prepare('DELETE FROM organizations WHERE id = ?').run(organizationId)
-      }).immediate()
+        if (organizationId !== undefined) await db.prepare('DELETE FROM organizations WHERE id = ?').run(organizationId)
+      })
+      memo.clear()
     },
 
     async atomically (work) {
-      groupCommit(db).flush()
+      await db.flush()
       try {
-        db.transaction(() => {
+        await db.write(async () => {
           memo.clear()
-          work()
-        }).immediate()
+          await work()
+        })
       } catch (err) {
         throw isConstraint(err) ? new StoreConflict(err) : err
+      } finally {
+        memo.clear()
       }
     },
 
     fixtureRows: {
-      organization: o => { insertOrganization.run(o.id, o.name, o.createdAt) },
-      user: u => { insertUser.run(u.id, u.organizationId, u.email, emailKey(u.email), JSON.stringify(u.record), u.createdAt) },
-      client: c => { insertClient.run(clientRow(c, c.createdAt)) },
-      entity: e => { insertEntity.run(e.id, e.organizationId, e.type, e.userId, JSON.stringify(e.record), e.createdAt) },
-      metadata: (m, updatedAt) => {
+      organization: async o => { await insertOrganization.run(o.id, o.name, o.createdAt) },
+      user: async u => { await insertUser.run(u.id, u.organizationId, u.email, emailKey(u.email), JSON.stringify(u.record), u.createdAt) },
+      client: async c => { await insertClient.run(clientRow(c, c.createdAt)) },
+      entity: async e => { await insertEntity.run(e.id, e.organizationId, e.type, e.userId, JSON.stringify(e.record), e.createdAt) },
+      metadata: async (m, updatedAt) => {
         const body = JSON.stringify(m.metadata)
-        upsertMetadata.run(m.entityType, m.entityId, m.organizationId, body, etagOf(body), updatedAt)
+        await upsertMetadata.run(m.entityType, m.entityId, m.organizationId, body, etagOf(body), updatedAt)
       }
     },
 
     async userOrganization (userId) {
-      return userOrganization.get(userId)?.organization_id
+      return (await userOrganization.get(userId))?.organization_id
     },
 
     async entity (id) {
-      const row = entity.get(id)
+      const row = await entity.get(id)
       return row === undefined ? undefined : { type: row.type, organizationId: row.organization_id, userId: row.user_id }
     }
   }

@@ -1,7 +1,7 @@
-// SQLite implementation of the core stores: settings, organizations, clients, refresh tokens,
+// The core stores: settings, organizations, clients, refresh tokens,
 // users, entities and the event outbox. Every statement is prepared once, here. The writes of the
 // request paths (users, refresh tokens, dispatched events) go through the group commit.
-import { groupCommit, type Db } from './db.js'
+import { groupCommit, isConstraint, type Db } from './db.js'
 import type {
   ClientRecord, ClientStore, EntityRecord, EntityStore, EventRecord, EventStore, NewClient,
   Organization, OrganizationStore, RefreshTokenRecord, RefreshTokenStore, RotateResult, SettingsStore,
@@ -75,34 +75,37 @@ const toEvent = (r: EventRow): EventRecord => ({
   seq: r.seq, id: r.id, organizationId: r.organization_id, type: r.type, payload: JSON.parse(r.payload) as Record<string, unknown>, createdAt: r.created_at
 })
 
-export const isConstraint = (err: unknown): boolean => (err as { code?: string }).code?.startsWith('SQLITE_CONSTRAINT') === true
+export { isConstraint }
 
 /** E-mail addresses compare case-insensitively within an organization. */
 export const emailKey = (email: string): string => email.toLowerCase()
 
 export function settingsStore (db: Db): SettingsStore {
   const get = db.prepare<[string], { value: string }>('SELECT value FROM settings WHERE key = ?')
-  const insert = db.prepare('INSERT OR IGNORE INTO settings (key, value) VALUES (?, ?)')
+  const insert = db.prepare('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT DO NOTHING')
+  const write = groupCommit(db)
   return {
-    async get (key) { return get.get(key)?.value },
+    async get (key) { return (await get.get(key))?.value },
     async getOrCreate (key, value) {
-      insert.run(key, value)
-      return get.get(key)!.value
+      return await write(async () => {
+        await insert.run(key, value)
+        return (await get.get(key))!.value
+      })
     }
   }
 }
 
 export function organizationStore (db: Db): OrganizationStore {
-  const get = db.prepare<[string], Organization>('SELECT id, name, created_at AS createdAt FROM organizations WHERE id = ?')
-  const insert = db.prepare('INSERT OR IGNORE INTO organizations (id, name, created_at) VALUES (?, ?, ?)')
-  const list = db.prepare<[], Organization>('SELECT id, name, created_at AS createdAt FROM organizations ORDER BY created_at, id')
+  const get = db.prepare<[string], Organization>('SELECT id, name, created_at AS "createdAt" FROM organizations WHERE id = ?')
+  const insert = db.prepare('INSERT INTO organizations (id, name, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING')
+  const list = db.prepare<[], Organization>('SELECT id, name, created_at AS "createdAt" FROM organizations ORDER BY created_at, id')
   const write = groupCommit(db)
   return {
     async get (id) { return get.get(id) },
     async ensure (id, name, createdAt) {
-      return await write(() => {
-        insert.run(id, name, createdAt)
-        return get.get(id)!
+      return await write(async () => {
+        await insert.run(id, name, createdAt)
+        return (await get.get(id))!
       })
     },
     async list () { return list.all() }
@@ -135,18 +138,18 @@ export function clientStore (db: Db): ClientStore {
   const write = groupCommit(db)
   return {
     async get (id) {
-      const row = get.get(id)
+      const row = await get.get(id)
       return row === undefined ? undefined : toClient(row)
     },
     async list (organizationId) {
-      return (organizationId === undefined ? listAll.all() : listOrg.all(organizationId)).map(toClient)
+      return (organizationId === undefined ? await listAll.all() : await listOrg.all(organizationId)).map(toClient)
     },
     async create (c: NewClient, createdAt) {
       const row = clientRow(c, createdAt)
       try {
-        return await write(() => {
-          insert.run(row)
-          return toClient(get.get(c.id)!)
+        return await write(async () => {
+          await insert.run(row)
+          return toClient((await get.get(c.id))!)
         })
       } catch (err) {
         if (isConstraint(err)) return undefined
@@ -154,16 +157,16 @@ export function clientStore (db: Db): ClientStore {
       }
     },
     async rotateSecret (id, salt, hash) {
-      return await write(() => {
-        if (rotate.run(salt, hash, randomUUID(), id).changes === 0) return undefined
-        delRefresh.run(id)
-        return toClient(get.get(id)!)
+      return await write(async () => {
+        if ((await rotate.run(salt, hash, randomUUID(), id)).changes === 0) return undefined
+        await delRefresh.run(id)
+        return toClient((await get.get(id))!)
       })
     },
     async delete (id) {
-      return await write(() => {
-        delRefresh.run(id)
-        return del.run(id).changes > 0
+      return await write(async () => {
+        await delRefresh.run(id)
+        return (await del.run(id)).changes > 0
       })
     }
   }
@@ -175,26 +178,26 @@ export function refreshTokenStore (db: Db): RefreshTokenStore {
   const get = db.prepare<[string], RefreshRow>('SELECT * FROM refresh_tokens WHERE hash = ?')
   const markUsed = db.prepare('UPDATE refresh_tokens SET used_at = ? WHERE hash = ? AND used_at IS NULL')
   const revokeFamily = db.prepare('UPDATE refresh_tokens SET used_at = ? WHERE family = ? AND used_at IS NULL')
-  const save = (t: RefreshTokenRecord): void => {
-    insert.run(t.hash, t.clientId, t.organizationId, t.userId, JSON.stringify(t.scopes), t.expiresAt, t.createdAt, t.usedAt, t.family)
+  const save = async (t: RefreshTokenRecord): Promise<void> => {
+    await insert.run(t.hash, t.clientId, t.organizationId, t.userId, JSON.stringify(t.scopes), t.expiresAt, t.createdAt, t.usedAt, t.family)
   }
   const write = groupCommit(db)
   return {
-    async save (t) { await write(() => save(t)) },
+    async save (t) { await write(async () => { await save(t) }) },
     async get (hash) {
-      const row = get.get(hash)
+      const row = await get.get(hash)
       return row === undefined ? undefined : toRefresh(row)
     },
     async rotate (oldHash, usedAt, next): Promise<RotateResult> {
-      return await write((): RotateResult => {
-        const row = get.get(oldHash)
+      return await write(async (): Promise<RotateResult> => {
+        const row = await get.get(oldHash)
         if (row === undefined) return { ok: false, reason: 'unknown' }
-        if (markUsed.run(usedAt, oldHash).changes === 0) return { ok: false, reason: 'used' }
-        save(next)
+        if ((await markUsed.run(usedAt, oldHash)).changes === 0) return { ok: false, reason: 'used' }
+        await save(next)
         return { ok: true }
       })
     },
-    async revokeFamily (family, at) { await write(() => revokeFamily.run(at, family)) }
+    async revokeFamily (family, at) { await write(async () => { await revokeFamily.run(at, family) }) }
   }
 }
 
@@ -203,17 +206,20 @@ export function eventStore (db: Db): EventStore {
   const mark = db.prepare('UPDATE events SET dispatched = 1 WHERE seq = ?')
   const write = groupCommit(db)
   return {
-    async pending (limit) { return pending.all(limit).map(toEvent) },
-    async markDispatched (seq) { await write(() => mark.run(seq)) }
+    async pending (limit) { return (await pending.all(limit)).map(toEvent) },
+    async markDispatched (seq) { await write(async () => { await mark.run(seq) }) }
   }
 }
 
 export function userStore (db: Db): UserStore {
   const get = db.prepare<[string, string], UserRow>('SELECT id, organization_id, email, record, created_at FROM users WHERE organization_id = ? AND id = ?')
-  const typeOf = db.prepare<[string, string], string>("SELECT coalesce(json_extract(record, '$.type'), 'individual') FROM users WHERE id = ? AND organization_id = ?").pluck()
+  const typeOf = db.prepare<[string, string], string>({
+    sqlite: "SELECT coalesce(json_extract(record, '$.type'), 'individual') FROM users WHERE id = ? AND organization_id = ?",
+    postgres: "SELECT coalesce(record::jsonb ->> 'type', 'individual') FROM users WHERE id = ? AND organization_id = ?"
+  }).pluck()
   const byEmail = db.prepare<[string, string], UserRow>('SELECT id, organization_id, email, record, created_at FROM users WHERE organization_id = ? AND email_key = ?')
   const list = db.prepare<[string], UserRow>('SELECT id, organization_id, email, record, created_at FROM users WHERE organization_id = ? ORDER BY created_at, id')
-  const insert = db.prepare('INSERT OR IGNORE INTO users (id, organization_id, email, email_key, record, created_at) VALUES (?, ?, ?, ?, ?, ?)')
+  const insert = db.prepare('INSERT INTO users (id, organization_id, email, email_key, record, created_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING')
   const insertMetadata = metadataInserter(db)
   const entitiesOf = db.prepare<[string, string], { id: string, type: string }>('SELECT id, type FROM entities WHERE organization_id = ? AND user_id = ?')
   const deleteMetadata = db.prepare('DELETE FROM metadata WHERE organization_id = ? AND entity_type = ? AND entity_id = ?')
@@ -223,52 +229,52 @@ export function userStore (db: Db): UserStore {
   const write = groupCommit(db)
   const memo = memoOf(db)
   // Only users known to exist are remembered, with their type; a deletion forgets its user.
-  const type = (org: string, id: string): string | undefined => {
+  const type = async (org: string, id: string): Promise<string | undefined> => {
     const known = memo.userType(org, id)
     if (known !== undefined) return known
-    const found = typeOf.get(id, org)
+    const found = await typeOf.get(id, org)
     if (found !== undefined) memo.rememberUser(org, id, found)
     return found
   }
   return {
     async get (org, id) {
-      const row = get.get(org, id)
+      const row = await get.get(org, id)
       return row === undefined ? undefined : toUser(row)
     },
     async exists (org, id) {
-      return memo.hasUser(org, id) || type(org, id) !== undefined
+      return memo.hasUser(org, id) || await type(org, id) !== undefined
     },
     knownToExist: (org, id) => memo.hasUser(org, id),
-    async type (org, id) { return type(org, id) },
+    async type (org, id) { return await type(org, id) },
     knownType: (org, id) => memo.userType(org, id),
     async findByEmail (org, email) {
-      const row = byEmail.get(org, emailKey(email))
+      const row = await byEmail.get(org, emailKey(email))
       return row === undefined ? undefined : toUser(row)
     },
-    async list (org) { return list.all(org).map(toUser) },
+    async list (org) { return (await list.all(org)).map(toUser) },
     async create (u, newEvents, metadata) {
-      return await write(() => {
-        const info = insert.run(u.id, u.organizationId, u.email, emailKey(u.email), JSON.stringify(u.record), u.createdAt)
+      return await write(async () => {
+        const info = await insert.run(u.id, u.organizationId, u.email, emailKey(u.email), JSON.stringify(u.record), u.createdAt)
         if (info.changes === 0) return undefined
-        if (metadata !== undefined) insertMetadata({ organizationId: u.organizationId, entity: 'users', entityId: u.id }, metadata)
-        for (const e of newEvents) recordEvent(db, e)
+        if (metadata !== undefined) await insertMetadata({ organizationId: u.organizationId, entity: 'users', entityId: u.id }, metadata)
+        for (const e of newEvents) await recordEvent(db, e)
         return u
       })
     },
     async delete (org, id, newEvents, removals) {
-      return await write(() => {
-        if (get.get(org, id) === undefined) return false
-        const forget = (entity: string, entityId: string): void => {
-          deleteMetadata.run(org, entity, entityId)
+      return await write(async () => {
+        if (await get.get(org, id) === undefined) return false
+        const forget = async (entity: string, entityId: string): Promise<void> => {
+          await deleteMetadata.run(org, entity, entityId)
           memo.forgetMetadata({ organizationId: org, entity, entityId })
         }
-        forget('users', id)
-        for (const e of entitiesOf.all(org, id)) forget(e.type, e.id)
-        for (const remove of removals) remove(org, id)
-        deleteEntities.run(org, id)
-        deleteRefreshTokens.run(org, id)
-        deleteUser.run(org, id)
-        for (const e of newEvents) recordEvent(db, e)
+        await forget('users', id)
+        for (const e of await entitiesOf.all(org, id)) await forget(e.type, e.id)
+        for (const remove of removals) await remove(org, id)
+        await deleteEntities.run(org, id)
+        await deleteRefreshTokens.run(org, id)
+        await deleteUser.run(org, id)
+        for (const e of newEvents) await recordEvent(db, e)
         memo.forgetUser(org, id)
         return true
       })
@@ -283,18 +289,18 @@ export function entityStore (db: Db): EntityStore {
   const write = groupCommit(db)
   return {
     async get (org, type, id) {
-      const row = get.get(org, type, id)
+      const row = await get.get(org, type, id)
       return row === undefined ? undefined : toEntity(row)
     },
     async create (e) {
       try {
-        await write(() => insert.run(e.id, e.organizationId, e.type, e.userId, JSON.stringify(e.record), e.createdAt))
+        await write(async () => { await insert.run(e.id, e.organizationId, e.type, e.userId, JSON.stringify(e.record), e.createdAt) })
       } catch (err) {
         if (isConstraint(err)) return undefined
         throw err
       }
       return e
     },
-    async listForUser (org, userId) { return listForUser.all(org, userId).map(toEntity) }
+    async listForUser (org, userId) { return (await listForUser.all(org, userId)).map(toEntity) }
   }
 }

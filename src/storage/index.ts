@@ -1,7 +1,8 @@
 // The storage registry: the core's stores, and each area's own store made once from its factory
 // (`app.storage.store(webhooksStore)`). Areas reach it as `app.storage`; only store modules see
 // the database.
-import { groupCommit, openDatabase, type Db } from './db.js'
+import { openPostgres, openSqlite, type Db } from './db.js'
+import { migrations as coreMigrations } from './core-migrations.js'
 import { memoOf } from './memo.js'
 import { migrate, type Migration } from './migrate.js'
 import { onEventsCommitted } from './outbox.js'
@@ -30,7 +31,7 @@ export interface Storage {
   /** The store an area's module makes with `factory`, made once per database. */
   store<T> (factory: StoreFactory<T>): T
   /** Applies the migrations not applied yet (the areas', when the app is built). */
-  migrate (migrations: readonly Migration[]): string[]
+  migrate (migrations: readonly Migration[]): Promise<string[]>
   /** Calls `listener` after each commit that recorded events (the webhooks area delivers them). */
   onEventsCommitted (listener: () => void): void
   /** Sandbox-only operations across every table: reset, fixtures. */
@@ -47,10 +48,34 @@ export interface Storage {
   readonly db: Db
 }
 
-export function openStorage (path: string): Storage {
-  const db = openDatabase(path)
+export interface StorageOptions {
+  /** The SQLite file (or `:memory:`), when there is no `databaseUrl`. */
+  databasePath: string
+  /** PostgreSQL (`postgres://...`): replicas share it. */
+  databaseUrl?: string
+  /** How long a PostgreSQL connection may take to open. */
+  connectTimeoutSeconds?: number
+  /** Connections of this process to PostgreSQL. */
+  poolSize?: number
+}
+
+/** Opens the database the options name, and applies the core's migrations. */
+export async function openStorage (options: StorageOptions | string): Promise<Storage> {
+  const o = typeof options === 'string' ? { databasePath: options } : options
+  const db: Db = o.databaseUrl !== undefined && o.databaseUrl !== ''
+    ? openPostgres({ url: o.databaseUrl, connectTimeoutSeconds: o.connectTimeoutSeconds, max: o.poolSize })
+    : openSqlite(o.databasePath)
+  try {
+    await migrate(db, coreMigrations.map(m => ({ ...m, name: `core/${m.name}` })))
+  } catch (error) {
+    await db.close().catch(() => {})
+    throw error
+  }
+  return storageOn(db)
+}
+
+function storageOn (db: Db): Storage {
   const events = eventStore(db)
-  const ping = db.prepare('SELECT 1')
   const stores = new Map<StoreFactory<unknown>, unknown>()
   return {
     db,
@@ -67,15 +92,11 @@ export function openStorage (path: string): Storage {
       if (store === undefined) stores.set(factory, store = factory(db))
       return store
     },
-    migrate: (migrations) => migrate(db, migrations),
+    migrate: async (migrations) => await migrate(db, migrations),
     onEventsCommitted: (listener) => { onEventsCommitted(db, listener) },
     admin: adminStore(db),
     forget () { memoOf(db).clear() },
-    async ping () { return ping.get() !== undefined },
-    async close () {
-      if (!db.open) return
-      groupCommit(db).flush()
-      db.close()
-    }
+    async ping () { return await db.ping() },
+    async close () { await db.close() }
   }
 }

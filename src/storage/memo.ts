@@ -1,9 +1,11 @@
 // What the storage remembers of rows it has read, so the hottest reads of the request paths (is
 // the acting user there? what is this entity's metadata revision?) are answered from memory.
-// Sound because the process owns its database (exclusive locking): a remembered row stays true
-// until this process writes it, and every write that can change one drops it, synchronously,
-// inside the write's own transaction. A reset or a fixture load drops everything.
-// Never filled from inside a transaction: a group commit may still roll back what it read there.
+// Sound on SQLite because the process owns its database (exclusive locking): a remembered row
+// stays true until this process writes it, and every write that can change one drops it inside the
+// write's own transaction. A reset or a fixture load drops everything. Never filled from inside a
+// transaction: a group commit may still roll back what it read there.
+// On PostgreSQL other replicas write the same rows, so the memo is off there (it remembers
+// nothing): every read asks the database.
 import type { Db } from './db.js'
 import type { MetadataRevision } from './metadata.js'
 
@@ -16,6 +18,10 @@ interface MetadataKey { organizationId: string, entity: string, entityId: string
 // Nested maps rather than one map under joined keys: no key to build per lookup, and the ids, one
 // string each from the request, are hashed once for both the user and the metadata lookup.
 export class Memo {
+  /** Off: remembers nothing (PostgreSQL, where other replicas write behind this process's back). */
+  readonly #on: boolean
+  constructor (on = true) { this.#on = on }
+
   /** Users known to exist, by organization, with their type: forgotten when deleted, and by a reset. */
   readonly #users = new Map<string, Map<string, string>>()
   #userCount = 0
@@ -33,6 +39,7 @@ export class Memo {
   }
 
   rememberUser (organizationId: string, userId: string, type: string): void {
+    if (!this.#on) return
     if (this.#userCount >= LIMIT) {
       this.#users.clear()
       this.#userCount = 0
@@ -54,6 +61,7 @@ export class Memo {
   }
 
   rememberMetadata (key: MetadataKey, revision: MetadataRevision): void {
+    if (!this.#on) return
     if (this.#metadataCount >= LIMIT) {
       this.#metadata.clear()
       this.#metadataCount = 0
@@ -85,7 +93,7 @@ const memos = new WeakMap<Db, Memo>()
 export function memoOf (db: Db): Memo {
   let memo = memos.get(db)
   if (memo === undefined) {
-    memo = new Memo()
+    memo = new Memo(db.dialect === 'sqlite')
     memos.set(db, memo)
   }
   return memo

@@ -1,4 +1,4 @@
-// SQLite implementation of the metadata store. Every statement is prepared once, here. Writes are
+// The metadata store. Every statement is prepared once, here. Writes are
 // compare-and-swap on the revision the caller observed (its ETag), checked and applied in one
 // transaction (a savepoint of the group commit), so two writers holding the same ETag can never
 // both succeed.
@@ -72,12 +72,12 @@ const textOf = (r: MetadataRevision): string => r.json ?? JSON.stringify(r.value
  * Inserts a first revision inside the caller's transaction: user creation stores the user, its
  * metadata and its events atomically.
  */
-export function metadataInserter (db: Db): (ref: MetadataRef, revision: MetadataRevision) => void {
+export function metadataInserter (db: Db): (ref: MetadataRef, revision: MetadataRevision) => Promise<void> {
   const insert = db.prepare('INSERT INTO metadata (entity_type, entity_id, organization_id, body, etag, updated_at) VALUES (?, ?, ?, ?, ?, ?)')
   const memo = memoOf(db)
-  return (ref, r) => {
+  return async (ref, r) => {
     memo.forgetMetadata(ref)
-    insert.run(ref.entity, ref.entityId, ref.organizationId, textOf(r), r.etag, r.updatedAt)
+    await insert.run(ref.entity, ref.entityId, ref.organizationId, textOf(r), r.etag, r.updatedAt)
   }
 }
 
@@ -90,8 +90,8 @@ export function metadataStore (db: Db): MetadataStore {
   const insert = metadataInserter(db)
   const write = groupCommit(db)
   const memo = memoOf(db)
-  const read = (ref: MetadataRef): MetadataRevision | undefined => {
-    const row = get.get(ref.entity, ref.entityId, ref.organizationId)
+  const read = async (ref: MetadataRef): Promise<MetadataRevision | undefined> => {
+    const row = await get.get(ref.entity, ref.entityId, ref.organizationId)
     return row === undefined ? undefined : toRevision(row)
   }
 
@@ -102,27 +102,27 @@ export function metadataStore (db: Db): MetadataStore {
     async get (ref) {
       let revision = memo.metadata(ref)
       if (revision === undefined) {
-        revision = read(ref)
+        revision = await read(ref)
         if (revision !== undefined) memo.rememberMetadata(ref, revision)
       }
       return revision
     },
 
     async replaceIf (ref, expectedEtag, next) {
-      const result = await write((): ReplaceMetadataResult => {
+      const result = await write(async (): Promise<ReplaceMetadataResult> => {
         memo.forgetMetadata(ref)
         // The usual case, a replacement of the revision the caller read, needs no read here.
         if (expectedEtag !== null &&
-          update.run(textOf(next), next.etag, next.updatedAt, ref.entity, ref.entityId, ref.organizationId, expectedEtag).changes > 0) {
+          (await update.run(textOf(next), next.etag, next.updatedAt, ref.entity, ref.entityId, ref.organizationId, expectedEtag)).changes > 0) {
           return { written: true, created: false }
         }
-        const current = read(ref)
+        const current = await read(ref)
         if ((current?.etag ?? null) !== expectedEtag) return { written: false, current }
         if (current === undefined) {
-          insert(ref, next)
+          await insert(ref, next)
           return { written: true, created: true }
         }
-        update.run(textOf(next), next.etag, next.updatedAt, ref.entity, ref.entityId, ref.organizationId, expectedEtag)
+        await update.run(textOf(next), next.etag, next.updatedAt, ref.entity, ref.entityId, ref.organizationId, expectedEtag)
         return { written: true, created: false }
       })
       // Committed, so current: a later write commits only in a later group, after this line has run.
@@ -131,10 +131,10 @@ export function metadataStore (db: Db): MetadataStore {
     },
 
     async deleteIf (ref, expectedEtag) {
-      return await write((): DeleteMetadataResult => {
+      return await write(async (): Promise<DeleteMetadataResult> => {
         memo.forgetMetadata(ref)
-        if (del.run(ref.entity, ref.entityId, ref.organizationId, expectedEtag).changes > 0) return { deleted: true }
-        return { deleted: false, current: read(ref) }
+        if ((await del.run(ref.entity, ref.entityId, ref.organizationId, expectedEtag)).changes > 0) return { deleted: true }
+        return { deleted: false, current: await read(ref) }
       })
     }
   }

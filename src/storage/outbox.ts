@@ -5,7 +5,7 @@ import { afterCommit, type Db } from './db.js'
 import type { NewEvent } from './types.js'
 
 interface Outbox {
-  record: (event: NewEvent) => void
+  record: (event: NewEvent) => Promise<void>
   listeners: Array<() => void>
 }
 
@@ -18,9 +18,9 @@ function outboxOf (db: Db): Outbox {
   let recorded = false
   const created: Outbox = {
     listeners: [],
-    record (e) {
-      insert.run(e.id, e.organizationId, e.type, JSON.stringify(e.payload), e.createdAt)
+    async record (e) {
       recorded = true
+      await insert.run(e.id, e.organizationId, e.type, JSON.stringify(e.payload), e.createdAt)
     }
   }
   // A group that was rolled back and run again may wake the listeners for nothing: they find
@@ -38,9 +38,9 @@ function outboxOf (db: Db): Outbox {
  * Records an event in the outbox. Call it only inside a write (a group commit's work, or a store's
  * transaction), together with the change it reports.
  */
-export function recordEvent (db: Db, event: NewEvent): void {
+export async function recordEvent (db: Db, event: NewEvent): Promise<void> {
   if (!db.inTransaction) throw new Error('recordEvent must run inside the write of the change it reports')
-  outboxOf(db).record(event)
+  await outboxOf(db).record(event)
 }
 
 export function onEventsCommitted (db: Db, listener: () => void): void {

@@ -1,5 +1,5 @@
-// The storage interface: domain operations, atomic inside, returning Promises so a networked store
-// can stand behind the same interface later. Route code never writes SQL.
+// The storage interface: domain operations, atomic inside, returning Promises, the same on SQLite
+// and PostgreSQL. Route code never writes SQL.
 import type { MetadataRevision } from './metadata.js'
 
 export interface Organization { id: string, name: string, createdAt: string }
@@ -132,7 +132,7 @@ export interface UserStore {
    * Deletes the user with their entities, their metadata and theirs, runs `removals` (the areas'
    * own rows of the user) and records `events`, all in one write. False when there is no such user.
    */
-  delete (organizationId: string, id: string, events: NewEvent[], removals: Array<(organizationId: string, userId: string) => void>): Promise<boolean>
+  delete (organizationId: string, id: string, events: NewEvent[], removals: Array<(organizationId: string, userId: string) => void | Promise<void>>): Promise<boolean>
 }
 
 export interface EntityStore {

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# A throwaway PostgreSQL cluster for tests and CI: nothing durable (fsync off), loopback only, trust
+# authentication, C locale (text compares as SQLite's binary order does).
+#
+#   scripts/pg-cluster.sh start <dir> [port]   initialise <dir>/data, start, print the URL last
+#   scripts/pg-cluster.sh stop <dir>           stop at once and remove <dir>
+#
+# Installs Debian's postgresql package when no server is installed; uses the newest version found
+# (15 or later). As root the server runs as the postgres user (initdb refuses root).
+set -euo pipefail
+
+usage () { echo "usage: $0 start <dir> [port] | stop <dir>" >&2; exit 2; }
+
+# The newest installed server's bin directory (15 or later), or nothing.
+bin_dir () {
+  local best='' best_version=0 dir version
+  for dir in /usr/lib/postgresql/*/bin; do
+    [ -x "$dir/initdb" ] || continue
+    version=$(basename "$(dirname "$dir")")
+    [[ $version =~ ^[0-9]+$ ]] || continue
+    if [ "$version" -ge 15 ] && [ "$version" -gt "$best_version" ]; then best=$dir; best_version=$version; fi
+  done
+  if [ -n "$best" ]; then echo "$best"; fi
+}
+
+# Runs a command as the postgres user when we are root, as ourselves otherwise.
+as_owner () {
+  if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
+}
+
+start () {
+  local dir=$1 port=${2:-55432} bin
+  [[ $port =~ ^[0-9]+$ ]] || usage
+  bin=$(bin_dir)
+  if [ -z "$bin" ]; then
+    if [ "$(id -u)" -ne 0 ]; then echo "PostgreSQL 15+ is not installed and installing it needs root" >&2; exit 1; fi
+    echo "installing postgresql" >&2
+    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql) >&2
+    bin=$(bin_dir)
+    if [ -z "$bin" ]; then echo "no PostgreSQL 15 or later after installing postgresql" >&2; exit 1; fi
+  fi
+
+  mkdir -p "$dir"
+  dir=$(cd "$dir" && pwd)
+  if [ "$(id -u)" -eq 0 ]; then chown postgres:postgres "$dir"; fi
+  as_owner "$bin/initdb" -D "$dir/data" -U postgres -A trust -E UTF8 --locale=C --no-sync >"$dir/initdb.log" 2>&1 ||
+    { cat "$dir/initdb.log" >&2; exit 1; }
+  as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/log" -w \
+    -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300" \
+    start >&2 || { cat "$dir/log" >&2; exit 1; }
+  echo "postgres://postgres@127.0.0.1:$port/postgres"
+}
+
+stop () {
+  local dir=$1 bin
+  bin=$(bin_dir)
+  if [ -n "$bin" ] && [ -f "$dir/data/postmaster.pid" ]; then
+    as_owner "$bin/pg_ctl" -D "$dir/data" -m immediate stop >&2 || true
+  fi
+  rm -rf "$dir"
+}
+
+[ $# -ge 1 ] || usage
+case $1 in
+  start) [ $# -ge 2 ] && [ $# -le 3 ] || usage; start "$2" "${3:-}" ;;
+  stop) [ $# -eq 2 ] || usage; stop "$2" ;;
+  *) usage ;;
+esac
