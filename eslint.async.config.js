@@ -17,5 +17,10 @@ export default [
       '@typescript-eslint/await-thenable': 'error',
       '@typescript-eslint/no-redeclare': 'off'
     }
+  },
+  {
+    // tap's `t.test(...)` at the top of a file is awaited by tap itself.
+    files: ['test/**/*.ts'],
+    rules: { '@typescript-eslint/no-floating-promises': 'off' }
   }
 ]

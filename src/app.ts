@@ -18,6 +18,7 @@ import rateLimits from './plugins/rate-limit.js'
 import authFailures from './plugins/auth-failures.js'
 import errors, { toApiError } from './plugins/errors.js'
 import openapi from './plugins/openapi.js'
+import sharedState from './plugins/shared-state.js'
 import authGuard from './auth/guard.js'
 import sandboxInfrastructure from './sandbox/infrastructure.js'
 import { areas } from './areas.js'
@@ -124,6 +125,7 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
 
   await app.register(requests)
   await app.register(errors)
+  await app.register(sharedState)
   await app.register(sandboxInfrastructure)
   await app.register(rateLimits)
   await app.register(authGuard)

@@ -78,6 +78,21 @@ export class Clock extends EventEmitter {
     await Promise.all([...this.#followers].map(work => work()))
   }
 
+  /** How the clock stands: its offset from the machine's time, or the instant it stands still at. */
+  get position (): { offsetMs: number, frozenAt: number | null } {
+    return { offsetMs: this.#offsetMs, frozenAt: this.#frozenAt }
+  }
+
+  /**
+   * Takes a position another replica gave the clock (see src/plugins/shared-state.ts): the change
+   * event says `remote`, so it is not stored again.
+   */
+  adopt (offsetMs: number, frozenAt: number | null): void {
+    this.#offsetMs = offsetMs
+    this.#frozenAt = frozenAt
+    this.emit('change', { remote: true })
+  }
+
   /** Back to the machine's real time. */
   real (): void {
     this.#frozenAt = null

@@ -9,7 +9,8 @@ import { buildApp, type BuildOptions } from '../src/app.js'
 import { testConfig, type Config } from '../src/config.js'
 import { Clock } from '../src/clock.js'
 import { allScopes } from '../src/auth/scopes.js'
-import type { UserRecord } from '../src/storage/index.js'
+import { openStorage, type Storage, type UserRecord } from '../src/storage/index.js'
+import { testDatabase } from './pg.js'
 
 export const DEMO_ID = 'sandbox-demo-client'
 export const DEMO_SECRET = 'sandbox-demo-secret'
@@ -17,20 +18,61 @@ export const DEMO_ORG = '00000000-0000-4000-8000-000000000001'
 
 interface Teardown { teardown: (fn: () => unknown) => void }
 
-/** A fresh app on `:memory:` with a frozen clock at a fixed instant; closed when the test ends. */
+/**
+ * The storage backend the suite runs on: SQLite by default; PostgreSQL when SANDBOX_TEST_BACKEND
+ * is `postgres`, on the server at TEST_DATABASE_URL (see test/pg.ts).
+ */
+export const backend: 'sqlite' | 'postgres' = process.env.SANDBOX_TEST_BACKEND === 'postgres' ? 'postgres' : 'sqlite'
+
+/**
+ * A fresh app with a frozen clock at a fixed instant, closed when the test ends: on `:memory:`, or
+ * on PostgreSQL a database of its own, copied from the migrated template.
+ */
 export async function build (t: Teardown, overrides: Partial<Config> = {}, options: Partial<BuildOptions> = {}): Promise<FastifyInstance> {
   const clock = options.clock ?? new Clock()
   if (options.clock === undefined) clock.freeze(true)
-  const app = await buildApp({ config: testConfig(overrides), clock, ...options })
+  const config = testConfig(overrides)
+  if (backend === 'postgres' && options.storage === undefined && config.databaseUrl === undefined) {
+    await pendingDatabases.get(config.databasePath)
+    config.databaseUrl = databaseUrls.get(config.databasePath) ?? await testDatabase(t)
+  }
+  const app = await buildApp({ config, clock, ...options })
   t.teardown(() => app.close())
   return app
 }
 
-/** A database file in a temporary directory, removed when the test ends: for tests that restart the sandbox. */
+/** The PostgreSQL database behind each path `fileDatabasePath` answered, and those being made. */
+const databaseUrls = new Map<string, string>()
+const pendingDatabases = new Map<string, Promise<void>>()
+
+/**
+ * A database that outlives one app, for tests that restart the sandbox: a file in a temporary
+ * directory, removed when the test ends; on PostgreSQL, a database of its own standing for it
+ * (`build` and `databaseEnv` use it).
+ */
 export function fileDatabasePath (t: Teardown): string {
   const dir = mkdtempSync(join(tmpdir(), 'sandbox-test-'))
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))
-  return join(dir, 'sandbox.db')
+  const path = join(dir, 'sandbox.db')
+  if (backend === 'postgres') pendingDatabases.set(path, testDatabase(t).then(url => { databaseUrls.set(path, url) }))
+  return path
+}
+
+/** The environment that points a sandbox process at the database of `path` (`fileDatabasePath`). */
+export async function databaseEnv (path: string): Promise<Record<string, string>> {
+  await pendingDatabases.get(path)
+  const url = databaseUrls.get(path)
+  return url === undefined ? { DATABASE_PATH: path } : { DATABASE_PATH: path, DATABASE_URL: url }
+}
+
+/** Opens the storage of `path` (`fileDatabasePath`, or `:memory:`) on the suite's backend. */
+export async function openTestStorage (t: Teardown, path = ':memory:'): Promise<Storage> {
+  let databaseUrl: string | undefined
+  if (backend === 'postgres') {
+    await pendingDatabases.get(path)
+    databaseUrl = databaseUrls.get(path) ?? await testDatabase(t)
+  }
+  return await openStorage({ databasePath: path, databaseUrl })
 }
 
 export const basic = (id: string, secret: string): string =>

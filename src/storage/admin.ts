@@ -5,6 +5,7 @@ import type { EntityRecord, NewClient, Organization, UserRecord } from './types.
 import { clientRow, emailKey } from './core.js'
 import { memoOf } from './memo.js'
 import { etagOf } from './metadata.js'
+import { sharedVersionBump } from './shared.js'
 
 export interface FixtureMetadata {
   /** The API's plural entity name: `users`, `accounts`, ... */
@@ -46,8 +47,8 @@ export interface AdminStore {
   entity (id: string): Promise<{ type: string, organizationId: string, userId: string } | undefined>
 }
 
-// Kept by a reset: the signing key and friends, and the migration record.
-const KEEP = new Set(['settings', 'migrations'])
+// Kept by a reset: the signing key and friends, the migration record, the replicas' shared state.
+const KEEP = new Set(['settings', 'migrations', 'shared_state'])
 
 const quote = (name: string): string => `"${name.replace(/"/g, '""')}"`
 
@@ -101,6 +102,7 @@ export function adminStore (db: Db): AdminStore {
   const userOrganization = db.prepare<[string], { organization_id: string }>('SELECT organization_id FROM users WHERE id = ?')
   const entity = db.prepare<[string], { type: string, organization_id: string, user_id: string }>('SELECT type, organization_id, user_id FROM entities WHERE id = ?')
   const memo = memoOf(db)
+  const stale = sharedVersionBump(db)
 
   return {
     async reset (organizationId) {
@@ -117,6 +119,7 @@ export function adminStore (db: Db): AdminStore {
         }
         // Rows that reach the organization only through a cascading key go with it.
         if (organizationId !== undefined) await db.prepare('DELETE FROM organizations WHERE id = ?').run(organizationId)
+        await stale()
       })
       memo.clear()
     },
@@ -127,6 +130,7 @@ export function adminStore (db: Db): AdminStore {
         await db.write(async () => {
           memo.clear()
           await work()
+          await stale()
         })
       } catch (err) {
         throw isConstraint(err) ? new StoreConflict(err) : err

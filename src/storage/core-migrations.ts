@@ -179,4 +179,30 @@ CREATE TABLE events (
 );
 CREATE INDEX events_pending ON events(dispatched, seq);
 `
+}, {
+  name: '002-shared-state',
+  // What every replica of one database must agree on that is not a row of its own: the sandbox
+  // clock, and a version that says the cached client rows, fault rules and pins are stale.
+  sql: `
+CREATE TABLE shared_state (
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  -- Bumped by every write that changes what replicas cache (clients, fault rules, pins, resets).
+  version INTEGER NOT NULL DEFAULT 0,
+  -- The clock as last moved through the control API: 0 until then (each process keeps its own).
+  clock_version INTEGER NOT NULL DEFAULT 0,
+  clock_offset_ms INTEGER NOT NULL DEFAULT 0,
+  clock_frozen_at INTEGER
+);
+INSERT INTO shared_state (id) VALUES (1);
+`,
+  postgres: `
+CREATE TABLE shared_state (
+  id BIGINT PRIMARY KEY CHECK (id = 1),
+  version BIGINT NOT NULL DEFAULT 0,
+  clock_version BIGINT NOT NULL DEFAULT 0,
+  clock_offset_ms BIGINT NOT NULL DEFAULT 0,
+  clock_frozen_at BIGINT
+);
+INSERT INTO shared_state (id) VALUES (1);
+`
 }]

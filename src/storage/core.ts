@@ -11,6 +11,7 @@ import { randomUUID } from 'node:crypto'
 import { metadataInserter } from './metadata.js'
 import { memoOf } from './memo.js'
 import { recordEvent } from './outbox.js'
+import { sharedVersionBump } from './shared.js'
 
 interface ClientRow {
   id: string,
@@ -136,6 +137,8 @@ export function clientStore (db: Db): ClientStore {
   const del = db.prepare('DELETE FROM clients WHERE id = ?')
   const delRefresh = db.prepare('DELETE FROM refresh_tokens WHERE client_id = ?')
   const write = groupCommit(db)
+  // Every replica caches client rows and verified secrets: a change makes them stale everywhere.
+  const stale = sharedVersionBump(db)
   return {
     async get (id) {
       const row = await get.get(id)
@@ -149,6 +152,7 @@ export function clientStore (db: Db): ClientStore {
       try {
         return await write(async () => {
           await insert.run(row)
+          await stale()
           return toClient((await get.get(c.id))!)
         })
       } catch (err) {
@@ -160,12 +164,14 @@ export function clientStore (db: Db): ClientStore {
       return await write(async () => {
         if ((await rotate.run(salt, hash, randomUUID(), id)).changes === 0) return undefined
         await delRefresh.run(id)
+        await stale()
         return toClient((await get.get(id))!)
       })
     },
     async delete (id) {
       return await write(async () => {
         await delRefresh.run(id)
+        await stale()
         return (await del.run(id)).changes > 0
       })
     }

@@ -187,7 +187,6 @@ const AFTER: Array<{ query: string, expected: unknown[][] }> = [{
   ]
 }]
 
-
 const url = process.env.TEST_DATABASE_URL
 
 t.test('both texts of every migration make the same schema', { skip: url === undefined ? 'TEST_DATABASE_URL is not set' : false }, async t => {
