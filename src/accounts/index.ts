@@ -230,7 +230,7 @@ export default defineArea({
   // A deleted user's accounts go with them, their deposit methods and metadata too.
   removeUser: app => {
     const accounts = accountsOf(app)
-    return (organizationId, userId) => { accounts.removeUserAccounts(organizationId, userId) }
+    return async (organizationId, userId) => { await accounts.removeUserAccounts(organizationId, userId) }
   },
   plugin: accountsRoutes
 })

@@ -32,7 +32,7 @@ export const accountsSandboxEntity: SandboxEntity = {
     if (entity.asset !== undefined && await findAsset(app, entity.asset) === undefined) throw entityNotFound('asset')
     return (await accountsOf(app).create(record(entity), accountEvents(app))).ok
   },
-  fixtureRow (app, entity) {
-    accountsOf(app).fixtureRow(record(entity))
+  async fixtureRow (app, entity) {
+    await accountsOf(app).fixtureRow(record(entity))
   }
 }

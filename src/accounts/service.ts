@@ -74,10 +74,10 @@ export async function defaultAccount (app: FastifyInstance, organizationId: stri
 
 /**
  * Funds arrived at an account: an archived one is unarchived, with `core.account.unarchived`.
- * Synchronous, for the ledger to call inside the write that credits the account.
+ * For the ledger to await inside the write that credits the account.
  */
-export const unarchiveOnFunds = (app: FastifyInstance, accountId: string): boolean =>
-  accountsOf(app).unarchiveInWrite(accountId, app.clock.iso(), accountEvents(app))
+export const unarchiveOnFunds = async (app: FastifyInstance, accountId: string): Promise<boolean> =>
+  await accountsOf(app).unarchiveInWrite(accountId, app.clock.iso(), accountEvents(app))
 
 export async function archiveAccount (app: FastifyInstance, organizationId: string, userId: string, accountId: string): Promise<void> {
   await ownAccount(app, organizationId, userId, accountId)
@@ -138,7 +138,7 @@ export const depositFamily = (rail: Pick<Rail, 'type' | 'network'>): string =>
 
 /** The details of a new deposit method on the rail, for attempt `attempt` (a clash is tried again with the next). */
 function makeDetails (rail: Rail, account: AccountRecord, beneficiary: string, otherUsNetworks: string[]) {
-  return (attempt: number, reuse: (family: string) => string | undefined): StoredDepositMethod => {
+  return async (attempt: number, reuse: (family: string) => Promise<string | undefined>): Promise<StoredDepositMethod> => {
     const seed = `${account.id}:${rail.network}:${attempt}`
     const family = depositFamily(rail)
     const base = { type: rail.type, asset: rail.asset, network: rail.network, family }
@@ -161,7 +161,7 @@ function makeDetails (rail: Rail, account: AccountRecord, beneficiary: string, o
       return { ...base, identifier: iban, details: { ...bank, bankName, bankAddress, bic, iban, reference: paymentReference(seed) } }
     }
     // The US networks of an account share one account number.
-    const accountNumber = reuse('us') ?? usAccountNumber(seed)
+    const accountNumber = await reuse('us') ?? usAccountNumber(seed)
     const { bankName, bankAddress, routingNumber } = SANDBOX_BANK.us
     return {
       ...base,

@@ -2,7 +2,7 @@
 // request-path writes go through the group commit, with their events in the same write. The ledger
 // (area 5) finds an account from deposit details with `routeDeposit` (or a payment reference with
 // `routeReference`), and unarchives an account funds arrive at with `unarchiveInWrite`, inside
-// its own write.
+// its own write (awaited there: every statement returns a Promise on both backends).
 import { groupCommit, type Db } from '../storage/db.js'
 import { recordEvent } from '../storage/outbox.js'
 import { memoOf } from '../storage/memo.js'
@@ -44,8 +44,8 @@ export interface AccountsStore {
   get (organizationId: string, accountId: string): Promise<AccountRecord | undefined>
   /** An account by id, whichever organization: ids are unique across the sandbox. */
   find (accountId: string): Promise<AccountRecord | undefined>
-  /** The same, synchronously: for the ledger's events, built inside its write. */
-  findInWrite (accountId: string): AccountRecord | undefined
+  /** The same, inside a write: for the ledger's events, built inside its write. */
+  findInWrite (accountId: string): Promise<AccountRecord | undefined>
   /** A page of the user's accounts that are not archived, newest first; `assets` filters. */
   list (organizationId: string, userId: string, assets: string[] | undefined, offset: number, limit: number): Promise<AccountRecord[]>
   /** The user's default account of each asset (the oldest not archived), by asset code. */
@@ -62,26 +62,26 @@ export interface AccountsStore {
   archive (organizationId: string, accountId: string, at: string, event: EventMaker): Promise<ArchiveResult>
   /**
    * Unarchives an archived account and records `core.account.unarchived`; false when it was not
-   * archived. Synchronous: call it inside a write (the ledger's, as funds arrive).
+   * archived. Call it inside a write (the ledger's, as funds arrive).
    */
-  unarchiveInWrite (accountId: string, at: string, event: EventMaker): boolean
+  unarchiveInWrite (accountId: string, at: string, event: EventMaker): Promise<boolean>
   /** The deposit method of the account for this type, asset and network, if set up. */
   depositMethod (accountId: string, type: string, asset: string, network: string): Promise<StoredDepositMethod | undefined>
   /**
    * Sets up a deposit method unless there is one: `make(attempt)` gives the details to store,
    * tried again with the next attempt while its identifier belongs to another account.
    */
-  setupDepositMethod (account: AccountRecord, key: { type: string, asset: string, network: string }, make: (attempt: number, reuse: (family: string) => string | undefined) => StoredDepositMethod, at: string): Promise<{ created: boolean, method: StoredDepositMethod }>
+  setupDepositMethod (account: AccountRecord, key: { type: string, asset: string, network: string }, make: (attempt: number, reuse: (family: string) => Promise<string | undefined>) => Promise<StoredDepositMethod>, at: string): Promise<{ created: boolean, method: StoredDepositMethod }>
   /** The account deposit details route to: `family` and `identifier` as stored. */
   routeDeposit (family: string, identifier: string): Promise<AccountRecord | undefined>
   /** The user's account (archived or not) whose bank deposit method on `network` carries this payment `reference`. */
   routeReference (organizationId: string, userId: string, network: string, reference: string): Promise<AccountRecord | undefined>
-  /** The row of a fixture's account, written synchronously inside the fixture's transaction. */
-  fixtureRow (account: AccountRecord): void
+  /** The row of a fixture's account, written inside the fixture's transaction. */
+  fixtureRow (account: AccountRecord): Promise<void>
   /** The user's default account of the asset inside a fixture's write: the existing one, or `account` written now (no event). */
-  fixtureDefault (account: AccountRecord): AccountRecord
-  /** Deletes a user's accounts and their metadata. Synchronous: inside the write that deletes the user. */
-  removeUserAccounts (organizationId: string, userId: string): void
+  fixtureDefault (account: AccountRecord): Promise<AccountRecord>
+  /** Deletes a user's accounts and their metadata, inside the write that deletes the user. */
+  removeUserAccounts (organizationId: string, userId: string): Promise<void>
 }
 
 interface AccountRow {
@@ -115,14 +115,27 @@ const MAX_ATTEMPTS = 20
 export function accountsStore (db: Db): AccountsStore {
   const get = db.prepare<[string, string], AccountRow>('SELECT * FROM accounts WHERE organization_id = ? AND id = ?')
   const find = db.prepare<[string], AccountRow>('SELECT * FROM accounts WHERE id = ?')
-  const list = db.prepare<[string, string, number, string, number, number], AccountRow>(`SELECT * FROM accounts
-    WHERE organization_id = ? AND user_id = ? AND archived_at IS NULL AND (? = 0 OR asset IN (SELECT value FROM json_each(?)))
-    ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`)
-  const defaults = db.prepare<[string, string, number, string], AccountRow>(`SELECT a.* FROM accounts a
-    WHERE a.organization_id = ? AND a.user_id = ? AND a.archived_at IS NULL AND (? = 0 OR a.asset IN (SELECT value FROM json_each(?)))
+  // `assets` is a JSON array of codes: SQLite reads it with json_each, PostgreSQL with
+  // jsonb_array_elements_text. The parameter is typed text there: one the server typed jsonb, the
+  // driver would encode as JSON (a string, not the array it holds).
+  const inAssets = (column: string): { sqlite: string, postgres: string } => ({
+    sqlite: `(? = 0 OR ${column} IN (SELECT value FROM json_each(?)))`,
+    postgres: `(? = 0 OR ${column} IN (SELECT jsonb_array_elements_text(CAST(CAST(? AS TEXT) AS jsonb))))`
+  })
+  const listSql = (assets: string): string => `SELECT * FROM accounts
+    WHERE organization_id = ? AND user_id = ? AND archived_at IS NULL AND ${assets}
+    ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`
+  const list = db.prepare<[string, string, number, string, number, number], AccountRow>({
+    sqlite: listSql(inAssets('asset').sqlite), postgres: listSql(inAssets('asset').postgres)
+  })
+  const defaultsSql = (assets: string): string => `SELECT a.* FROM accounts a
+    WHERE a.organization_id = ? AND a.user_id = ? AND a.archived_at IS NULL AND ${assets}
       AND NOT EXISTS (SELECT 1 FROM accounts o WHERE o.user_id = a.user_id AND o.asset = a.asset AND o.archived_at IS NULL
         AND (o.created_at < a.created_at OR (o.created_at = a.created_at AND o.id < a.id)))
-    ORDER BY a.asset`)
+    ORDER BY a.asset`
+  const defaults = db.prepare<[string, string, number, string], AccountRow>({
+    sqlite: defaultsSql(inAssets('a.asset').sqlite), postgres: defaultsSql(inAssets('a.asset').postgres)
+  })
   const defaultOf = db.prepare<[string, string, string], AccountRow>(`SELECT * FROM accounts
     WHERE organization_id = ? AND user_id = ? AND asset = ? AND archived_at IS NULL ORDER BY created_at, id LIMIT 1`)
   const userExists = db.prepare<[string, string], number>('SELECT 1 FROM users WHERE organization_id = ? AND id = ?').pluck()
@@ -135,9 +148,13 @@ export function accountsStore (db: Db): AccountsStore {
   const familyOf = db.prepare<[string, string], string>('SELECT identifier FROM deposit_methods WHERE account_id = ? AND family = ? LIMIT 1').pluck()
   const owner = db.prepare<[string, string], string>('SELECT account_id FROM deposit_methods WHERE family = ? AND identifier = ? LIMIT 1').pluck()
   // The user's accounts (accounts_user), then each one's methods by primary key: a user's own rows only.
-  const byReference = db.prepare<[string, string, string, string], AccountRow>(`SELECT a.* FROM accounts a JOIN deposit_methods m ON m.account_id = a.id
-    WHERE a.organization_id = ? AND a.user_id = ? AND m.type = 'bank' AND m.network = ? AND json_extract(m.details, '$.reference') = ?
-    ORDER BY a.created_at, a.id LIMIT 1`)
+  const byReferenceSql = (reference: string): string => `SELECT a.* FROM accounts a JOIN deposit_methods m ON m.account_id = a.id
+    WHERE a.organization_id = ? AND a.user_id = ? AND m.type = 'bank' AND m.network = ? AND ${reference} = ?
+    ORDER BY a.created_at, a.id LIMIT 1`
+  const byReference = db.prepare<[string, string, string, string], AccountRow>({
+    sqlite: byReferenceSql("json_extract(m.details, '$.reference')"),
+    postgres: byReferenceSql("m.details::jsonb ->> 'reference'")
+  })
   const insertMethod = db.prepare(`INSERT INTO deposit_methods (account_id, organization_id, type, asset, network, family, identifier, details, created_at)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
   const idsForUser = db.prepare<[string, string], string>('SELECT id FROM accounts WHERE organization_id = ? AND user_id = ?').pluck()
@@ -148,42 +165,42 @@ export function accountsStore (db: Db): AccountsStore {
   const memo = memoOf(db)
   const filter = (assets: string[] | undefined): [number, string] => assets === undefined ? [0, '[]'] : [1, JSON.stringify(assets)]
 
-  const unarchiveInWrite = (accountId: string, at: string, event: EventMaker): boolean => {
-    if (setUnarchived.run(at, accountId).changes === 0) return false
-    recordEvent(db, event('core.account.unarchived', toAccount(find.get(accountId)!)))
+  const unarchiveInWrite = async (accountId: string, at: string, event: EventMaker): Promise<boolean> => {
+    if ((await setUnarchived.run(at, accountId)).changes === 0) return false
+    await recordEvent(db, event('core.account.unarchived', toAccount((await find.get(accountId))!)))
     return true
   }
 
   return {
     async get (organizationId, accountId) {
-      const row = get.get(organizationId, accountId)
+      const row = await get.get(organizationId, accountId)
       return row === undefined ? undefined : toAccount(row)
     },
     async find (accountId) {
-      const row = find.get(accountId)
+      const row = await find.get(accountId)
       return row === undefined ? undefined : toAccount(row)
     },
-    findInWrite (accountId) {
-      const row = find.get(accountId)
+    async findInWrite (accountId) {
+      const row = await find.get(accountId)
       return row === undefined ? undefined : toAccount(row)
     },
     async list (organizationId, userId, assets, offset, limit) {
-      return list.all(organizationId, userId, ...filter(assets), limit, offset).map(toAccount)
+      return (await list.all(organizationId, userId, ...filter(assets), limit, offset)).map(toAccount)
     },
     async defaults (organizationId, userId, assets) {
-      return defaults.all(organizationId, userId, ...filter(assets)).map(toAccount)
+      return (await defaults.all(organizationId, userId, ...filter(assets))).map(toAccount)
     },
     async defaultOf (organizationId, userId, asset) {
-      const row = defaultOf.get(organizationId, userId, asset)
+      const row = await defaultOf.get(organizationId, userId, asset)
       return row === undefined ? undefined : toAccount(row)
     },
     async create (account, event, metadata) {
       try {
-        return await write((): CreateAccountResult => {
-          if (userExists.get(account.organizationId, account.userId) === undefined) return { ok: false, reason: 'user-missing' }
-          insert.run(account)
-          if (metadata !== undefined) insertMetadata({ organizationId: account.organizationId, entity: 'accounts', entityId: account.id }, metadata)
-          recordEvent(db, event('core.account.created', account))
+        return await write(async (): Promise<CreateAccountResult> => {
+          if (await userExists.get(account.organizationId, account.userId) === undefined) return { ok: false, reason: 'user-missing' }
+          await insert.run(account)
+          if (metadata !== undefined) await insertMetadata({ organizationId: account.organizationId, entity: 'accounts', entityId: account.id }, metadata)
+          await recordEvent(db, event('core.account.created', account))
           return { ok: true, account }
         })
       } catch (err) {
@@ -192,74 +209,74 @@ export function accountsStore (db: Db): AccountsStore {
       }
     },
     async ensureDefault (account, event) {
-      return await write(() => {
-        const existing = defaultOf.get(account.organizationId, account.userId, account.asset)
+      return await write(async () => {
+        const existing = await defaultOf.get(account.organizationId, account.userId, account.asset)
         if (existing !== undefined) return { account: toAccount(existing), created: false }
-        if (userExists.get(account.organizationId, account.userId) === undefined) return undefined
-        insert.run(account)
-        recordEvent(db, event('core.account.created', account))
+        if (await userExists.get(account.organizationId, account.userId) === undefined) return undefined
+        await insert.run(account)
+        await recordEvent(db, event('core.account.created', account))
         return { account, created: true }
       })
     },
     async updateLabel (organizationId, accountId, label, at) {
-      return await write(() => {
-        if (setLabel.run(label, at, organizationId, accountId).changes === 0) return undefined
-        return toAccount(get.get(organizationId, accountId)!)
+      return await write(async () => {
+        if ((await setLabel.run(label, at, organizationId, accountId)).changes === 0) return undefined
+        return toAccount((await get.get(organizationId, accountId))!)
       })
     },
     async archive (organizationId, accountId, at, event) {
-      return await write((): ArchiveResult => {
-        const row = get.get(organizationId, accountId)
+      return await write(async (): Promise<ArchiveResult> => {
+        const row = await get.get(organizationId, accountId)
         if (row === undefined) return 'not-found'
-        if (setArchived.run(at, at, accountId).changes === 0) return 'already-archived'
-        recordEvent(db, event('core.account.archived', toAccount(get.get(organizationId, accountId)!)))
+        if ((await setArchived.run(at, at, accountId)).changes === 0) return 'already-archived'
+        await recordEvent(db, event('core.account.archived', toAccount((await get.get(organizationId, accountId))!)))
         return 'archived'
       })
     },
     unarchiveInWrite,
     async depositMethod (accountId, type, asset, network) {
-      const row = method.get(accountId, type, asset, network)
+      const row = await method.get(accountId, type, asset, network)
       return row === undefined ? undefined : toMethod(row)
     },
     async setupDepositMethod (account, key, make, at) {
-      return await write(() => {
-        const existing = method.get(account.id, key.type, key.asset, key.network)
+      return await write(async () => {
+        const existing = await method.get(account.id, key.type, key.asset, key.network)
         if (existing !== undefined) return { created: false, method: toMethod(existing) }
-        const reuse = (family: string): string | undefined => familyOf.get(account.id, family)
+        const reuse = async (family: string): Promise<string | undefined> => await familyOf.get(account.id, family)
         for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-          const m = make(attempt, reuse)
-          const taken = owner.get(m.family, m.identifier)
+          const m = await make(attempt, reuse)
+          const taken = await owner.get(m.family, m.identifier)
           if (taken !== undefined && taken !== account.id) continue
-          insertMethod.run(account.id, account.organizationId, m.type, m.asset, m.network, m.family, m.identifier, JSON.stringify(m.details), at)
+          await insertMethod.run(account.id, account.organizationId, m.type, m.asset, m.network, m.family, m.identifier, JSON.stringify(m.details), at)
           return { created: true, method: m }
         }
         throw new Error(`no free deposit identifier for account ${account.id} after ${MAX_ATTEMPTS} attempts`)
       })
     },
     async routeDeposit (family, identifier) {
-      const id = owner.get(family, identifier)
+      const id = await owner.get(family, identifier)
       if (id === undefined) return undefined
-      const row = find.get(id)
+      const row = await find.get(id)
       return row === undefined ? undefined : toAccount(row)
     },
     async routeReference (organizationId, userId, network, reference) {
-      const row = byReference.get(organizationId, userId, network, reference)
+      const row = await byReference.get(organizationId, userId, network, reference)
       return row === undefined ? undefined : toAccount(row)
     },
-    fixtureRow (account) { insert.run(account) },
-    fixtureDefault (account) {
-      const existing = defaultOf.get(account.organizationId, account.userId, account.asset)
+    async fixtureRow (account) { await insert.run(account) },
+    async fixtureDefault (account) {
+      const existing = await defaultOf.get(account.organizationId, account.userId, account.asset)
       if (existing !== undefined) return toAccount(existing)
-      insert.run(account)
+      await insert.run(account)
       return account
     },
-    removeUserAccounts (organizationId, userId) {
-      for (const id of idsForUser.all(organizationId, userId)) {
-        deleteMetadata.run(organizationId, id)
+    async removeUserAccounts (organizationId, userId) {
+      for (const id of await idsForUser.all(organizationId, userId)) {
+        await deleteMetadata.run(organizationId, id)
         memo.forgetMetadata({ organizationId, entity: 'accounts', entityId: id })
       }
       // Deposit methods go with their accounts (a cascading key).
-      deleteForUser.run(organizationId, userId)
+      await deleteForUser.run(organizationId, userId)
     }
   }
 }

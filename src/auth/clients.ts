@@ -44,6 +44,11 @@ export class ClientRegistry {
   readonly #storage: Storage
   readonly #clock: Clock
   readonly #rows = new Map<string, ClientRecord | null>()
+  /**
+   * Counts `forget` calls: a row read before a write that changed it may come back after the
+   * write was forgotten (reads and writes overlap on PostgreSQL), and is then not remembered.
+   */
+  #forgotten = 0
   readonly #verified = new Map<string, { generation: string, digest: Buffer }>()
   /** Derivations under way, by salt and the secret's SHA-256. */
   readonly #deriving = new Map<string, Promise<Buffer>>()
@@ -59,7 +64,9 @@ export class ClientRegistry {
   async get (clientId: string): Promise<ClientRecord | undefined> {
     const cached = this.#rows.get(clientId)
     if (cached !== undefined) return cached ?? undefined
+    const forgotten = this.#forgotten
     const row = await this.#storage.clients.get(clientId)
+    if (forgotten !== this.#forgotten) return row
     if (this.#rows.size > 10_000) this.#rows.clear()
     this.#rows.set(clientId, row ?? null)
     return row
@@ -139,6 +146,7 @@ export class ClientRegistry {
 
   /** Drops what is cached of one client, or of all (after a reset or a fixture load). */
   forget (clientId?: string): void {
+    this.#forgotten++
     if (clientId === undefined) {
       this.#rows.clear()
       this.#verified.clear()

@@ -27,7 +27,7 @@ export const clientsFixture = defineFixtureKey({
       const userId = c.userId ?? null
       if (userId !== null && await context.userOrganization(userId) !== organizationId) bad(`clients.${i}.userId`, 'exists', { entity: 'user', organizationId })
       const row = { id: c.clientId, organizationId, name: c.name, scopes: c.scopes, refreshTokens: c.refreshTokens ?? false, userId, createdAt: context.now }
-      context.load(hashSecret(c.clientSecret).then(secret => () => { app.storage.admin.fixtureRows.client({ ...row, ...secret }) }))
+      context.load(hashSecret(c.clientSecret).then(secret => async () => { await app.storage.admin.fixtureRows.client({ ...row, ...secret }) }))
       summary.push({ clientId: c.clientId, organizationId })
     }
     context.summarize('clients', summary)

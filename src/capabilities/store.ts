@@ -51,50 +51,54 @@ export function capabilitiesStore (db: Db): CapabilitiesStore {
   const end = db.prepare('UPDATE cooldowns SET ended_at = ? WHERE user_id = ? AND ended_at IS NULL')
   const due = db.prepare<[number, number], string>('SELECT user_id FROM cooldowns WHERE ended_at IS NULL AND ends_at <= ? ORDER BY ends_at, user_id LIMIT ?').pluck()
   const scanned = db.prepare<[], number>('SELECT last_user_rowid FROM cooldown_scan WHERE id = 1').pluck()
-  const markScanned = db.prepare('INSERT INTO cooldown_scan (id, last_user_rowid) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET last_user_rowid = max(last_user_rowid, excluded.last_user_rowid)')
+  // The greater of the two: SQLite's scalar max, PostgreSQL's GREATEST.
+  const markScanned = db.prepare({
+    sqlite: 'INSERT INTO cooldown_scan (id, last_user_rowid) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET last_user_rowid = max(last_user_rowid, excluded.last_user_rowid)',
+    postgres: 'INSERT INTO cooldown_scan (id, last_user_rowid) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET last_user_rowid = GREATEST(cooldown_scan.last_user_rowid, excluded.last_user_rowid)'
+  })
   const usersAfter = db.prepare<[number, number], { rowid: number, id: string, organization_id: string, record: string, created_at: string }>(
     'SELECT rowid, id, organization_id, record, created_at FROM users WHERE rowid > ? ORDER BY rowid LIMIT ?')
   const write = groupCommit(db)
   return {
     async acceptances (userId) {
-      return Object.fromEntries(acceptances.all(userId).map(r => [r.code, r.accepted_at]))
+      return Object.fromEntries((await acceptances.all(userId)).map(r => [r.code, r.accepted_at]))
     },
     async accept (organizationId, userId, code, at, ip) {
-      return await write(() => accept.run(userId, organizationId, code, at, ip).changes === 1)
+      return await write(async () => (await accept.run(userId, organizationId, code, at, ip)).changes === 1)
     },
     async cooldown (userId) {
-      const row = cooldown.get(userId)
+      const row = await cooldown.get(userId)
       return row === undefined ? undefined : toCooldown(row)
     },
     async startCooldown (c) {
-      return await write(() => {
-        if (userExists.get(c.organizationId, c.userId) !== undefined) {
-          insertCooldown.run(c.userId, c.organizationId, JSON.stringify(c.assets), JSON.stringify(c.features), c.endsAt, c.endedAt)
+      return await write(async () => {
+        if (await userExists.get(c.organizationId, c.userId) !== undefined) {
+          await insertCooldown.run(c.userId, c.organizationId, JSON.stringify(c.assets), JSON.stringify(c.features), c.endsAt, c.endedAt)
         }
-        const row = cooldown.get(c.userId)
+        const row = await cooldown.get(c.userId)
         return row === undefined ? c : toCooldown(row)
       })
     },
     async endCooldown (userId, at, event) {
-      return await write(() => {
-        if (end.run(at, userId).changes === 0) return false
-        recordEvent(db, event(toCooldown(cooldown.get(userId)!)))
+      return await write(async () => {
+        if ((await end.run(at, userId)).changes === 0) return false
+        await recordEvent(db, event(toCooldown((await cooldown.get(userId))!)))
         return true
       })
     },
     async due (now, limit) {
-      return due.all(now, limit)
+      return await due.all(now, limit)
     },
     async newUsers (limit) {
-      const after = scanned.get() ?? 0
-      const rows = usersAfter.all(after, limit)
+      const after = await scanned.get() ?? 0
+      const rows = await usersAfter.all(after, limit)
       return {
         users: rows.map(r => ({ organizationId: r.organization_id, userId: r.id, record: JSON.parse(r.record) as Record<string, unknown>, createdAt: r.created_at })),
         through: rows.length === 0 ? after : rows[rows.length - 1].rowid
       }
     },
     async scannedThrough (rowid) {
-      await write(() => markScanned.run(rowid))
+      await write(async () => { await markScanned.run(rowid) })
     }
   }
 }

@@ -36,7 +36,7 @@ async function seenBy (context: FixtureContext): Promise<Seen> {
 /** Plans the entries' write inside the fixture's transaction. */
 function load (context: FixtureContext, entries: Partial<CatalogueEntries>): void {
   const store = catalogueStoreOf(context.app)
-  context.load(() => { store.putEntriesNow({ assets: [], networks: [], rails: [], countries: [], ...entries }) })
+  context.load(async () => { await store.putEntriesNow({ assets: [], networks: [], rails: [], countries: [], ...entries }) })
 }
 
 const Codes = Type.Array(Type.String(), { description: 'Codes added or changed, in fixture order.' })

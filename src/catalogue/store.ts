@@ -1,4 +1,4 @@
-// SQLite implementation of the catalogue store: what fixtures added or changed, and the pinned
+// The catalogue store: what fixtures added or changed, and the pinned
 // prices. Every statement is prepared once, here. Each write also sets a new random version
 // token, so a process holding a snapshot can tell, by reading one row, whether it is still right.
 import { randomUUID } from 'node:crypto'
@@ -48,7 +48,7 @@ export interface CatalogueStore {
   /** Adds or replaces entries, all in one transaction. */
   putEntries: (entries: CatalogueEntries) => Promise<void>
   /** Adds or replaces entries inside a transaction the caller holds (a fixture's one write). */
-  putEntriesNow: (entries: CatalogueEntries) => void
+  putEntriesNow: (entries: CatalogueEntries) => Promise<void>
   /** Pins an asset's USD mid price from an instant on (until its next pin; earlier pins stay in force before it). */
   pin: (asset: string, mid: string, pinnedAt: number) => Promise<void>
   /** Releases one asset's pinned price, or every one; answers how many were released. */
@@ -72,63 +72,65 @@ export function catalogueStore (db: Db): CatalogueStore {
   const releaseAll = db.prepare('DELETE FROM catalogue_pins')
   const clearEntries = db.prepare('DELETE FROM catalogue_entries')
 
-  const put = ({ assets, networks, rails, countries }: CatalogueEntries): void => {
-    for (const a of assets) putEntry.run('asset', a.code, JSON.stringify(a))
-    for (const n of networks) putEntry.run('network', n.code, JSON.stringify(n))
-    for (const r of rails) putEntry.run('rail', railKey(r), JSON.stringify(r))
-    for (const c of countries) putEntry.run('country', c.code, JSON.stringify(c))
+  const put = async ({ assets, networks, rails, countries }: CatalogueEntries): Promise<void> => {
+    for (const a of assets) await putEntry.run('asset', a.code, JSON.stringify(a))
+    for (const n of networks) await putEntry.run('network', n.code, JSON.stringify(n))
+    for (const r of rails) await putEntry.run('rail', railKey(r), JSON.stringify(r))
+    for (const c of countries) await putEntry.run('country', c.code, JSON.stringify(c))
   }
-  const current = (): string => version.get()?.token ?? EMPTY
+  const current = async (): Promise<string> => (await version.get())?.token ?? EMPTY
   const commit = groupCommit(db)
   // Through the group commit, like every request-path write; it may run a write twice (a new
   // token each time does no harm).
-  const write = <T>(work: () => T): Promise<T> => commit(() => {
-    const result = work()
-    bump.run(randomUUID())
+  const write = <T>(work: () => Promise<T>): Promise<T> => commit(async () => {
+    const result = await work()
+    await bump.run(randomUUID())
     return result
   })
 
   return {
-    async version () { return current() },
+    async version () { return await current() },
 
     async load () {
-      return db.transaction(() => {
+      // Entries, pins and version read together, inside one write (which writes nothing): no write
+      // commits between them, so the version names exactly the snapshot read.
+      return await commit(async () => {
         const changes = noChanges()
-        for (const row of entries.all()) {
+        for (const row of await entries.all()) {
           const value = JSON.parse(row.value)
           if (row.kind === 'asset') changes.assets.push(value as AssetEntry)
           else if (row.kind === 'network') changes.networks.push(value as NetworkEntry)
           else if (row.kind === 'rail') changes.rails.push(value as Rail)
           else if (row.kind === 'country') changes.countries.push(value as CountryOverride)
         }
-        for (const p of pins.all()) {
+        for (const p of await pins.all()) {
           const pin = { mid: p.mid, pinnedAt: p.pinned_at }
           changes.pins[p.asset] = pin
           ;(changes.pinHistory[p.asset] ??= []).push(pin)
         }
-        return { version: current(), changes }
-      })()
+        return { version: await current(), changes }
+      })
     },
 
     async putEntries (entries) {
-      await write(() => put(entries))
+      await write(async () => { await put(entries) })
     },
 
-    putEntriesNow (entries) {
-      put(entries)
-      bump.run(randomUUID())
+    async putEntriesNow (entries) {
+      await put(entries)
+      await bump.run(randomUUID())
     },
 
     async pin (asset, mid, pinnedAt) {
-      await write(() => { dropLater.run(asset, pinnedAt); putPin.run(asset, mid, pinnedAt) })
+      await write(async () => { await dropLater.run(asset, pinnedAt); await putPin.run(asset, mid, pinnedAt) })
     },
 
     async release (asset) {
-      return await write(() => (asset === undefined ? releaseAll.run() : releaseOne.run(asset)).changes)
+      return await write(async () => (asset === undefined ? await releaseAll.run() : await releaseOne.run(asset)).changes)
     },
 
     async clear () {
-      await write(() => { clearEntries.run(); releaseAll.run() })
+      await write(async () => { await clearEntries.run(); await releaseAll.run() })
     }
   }
 }

@@ -156,7 +156,7 @@ export default defineArea({
   // A deleted user's external accounts go with them, their metadata too.
   removeUser: app => {
     const store = externalAccountsOf(app)
-    return (organizationId, userId) => { store.removeUserAccounts(organizationId, userId) }
+    return async (organizationId, userId) => { await store.removeUserAccounts(organizationId, userId) }
   },
   plugin: externalAccountsRoutes
 })

@@ -26,8 +26,8 @@ export interface OrganizationPermissions {
 export interface OrganizationPermissionsStore {
   /** The organization's permissions: empty (everything allowed) when none were set. */
   get (organizationId: string): Promise<OrganizationPermissions>
-  /** Sets them, synchronously, inside the fixture's transaction. */
-  fixtureRow (organizationId: string, permissions: OrganizationPermissions): void
+  /** Sets them, inside the fixture's transaction. */
+  fixtureRow (organizationId: string, permissions: OrganizationPermissions): Promise<void>
 }
 
 export function organizationPermissionsStore (db: Db): OrganizationPermissionsStore {
@@ -36,10 +36,10 @@ export function organizationPermissionsStore (db: Db): OrganizationPermissionsSt
     ON CONFLICT (organization_id) DO UPDATE SET permissions = excluded.permissions`)
   return {
     async get (organizationId) {
-      const row = get.get(organizationId)
+      const row = await get.get(organizationId)
       return row === undefined ? {} : JSON.parse(row)
     },
-    fixtureRow (organizationId, permissions) { upsert.run(organizationId, JSON.stringify(permissions)) }
+    async fixtureRow (organizationId, permissions) { await upsert.run(organizationId, JSON.stringify(permissions)) }
   }
 }
 
@@ -103,7 +103,7 @@ export const organizationPermissionsFixture = defineFixtureKey({
       if (!await context.organizationExists(organizationId)) { context.bad(`organizationPermissions.${i}.organizationId`, 'exists', { entity: 'organization' }); continue }
       if (seen.has(organizationId)) { context.bad(`organizationPermissions.${i}.organizationId`, 'unique'); continue }
       seen.add(organizationId)
-      context.load(() => { store.fixtureRow(organizationId, permissions) })
+      context.load(async () => { await store.fixtureRow(organizationId, permissions) })
       summary.push({ organizationId })
     }
     context.summarize('organizationPermissions', summary)

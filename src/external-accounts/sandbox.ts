@@ -46,8 +46,8 @@ export const externalAccountsSandboxEntity: SandboxEntity = {
   async create (app, entity) {
     return (await externalAccountsOf(app).create(record(entity), externalAccountEvents(app), CARD_LIMIT)).ok
   },
-  fixtureRow (app, entity) {
-    externalAccountsOf(app).fixtureRow(record(entity))
+  async fixtureRow (app, entity) {
+    await externalAccountsOf(app).fixtureRow(record(entity))
   }
 }
 

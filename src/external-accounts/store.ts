@@ -72,10 +72,10 @@ export interface ExternalAccountsStore {
    * whose check is due turns `ok`. Each change with its event.
    */
   settle (id: string, now: number, event: EventMaker): Promise<void>
-  /** The row of a fixture's external account, written synchronously inside the fixture's transaction. */
-  fixtureRow (account: ExternalAccountRecord): void
-  /** Deletes a user's external accounts and their metadata. Synchronous: inside the write that deletes the user. */
-  removeUserAccounts (organizationId: string, userId: string): void
+  /** The row of a fixture's external account, written inside the fixture's transaction. */
+  fixtureRow (account: ExternalAccountRecord): Promise<void>
+  /** Deletes a user's external accounts and their metadata, inside the write that deletes the user. */
+  removeUserAccounts (organizationId: string, userId: string): Promise<void>
 }
 
 interface Row {
@@ -148,45 +148,45 @@ export function externalAccountsStore (db: Db): ExternalAccountsStore {
   const write = groupCommit(db)
   const memo = memoOf(db)
 
-  const forgetMetadata = (organizationId: string, id: string): void => {
-    deleteMetadata.run(organizationId, id)
+  const forgetMetadata = async (organizationId: string, id: string): Promise<void> => {
+    await deleteMetadata.run(organizationId, id)
     memo.forgetMetadata({ organizationId, entity: 'external-accounts', entityId: id })
   }
 
-  const changeStatus = (row: Row, status: ExternalAccountStatus, reason: StatusReason | null, at: string, event: EventMaker): ExternalAccountRecord => {
-    setStatus.run(status, reason, at, row.id)
-    const after = toRecord(find.get(row.id)!)
-    if (row.status !== status || row.status_reason !== reason) recordEvent(db, event('core.external-account.status-changed', after))
+  const changeStatus = async (row: Row, status: ExternalAccountStatus, reason: StatusReason | null, at: string, event: EventMaker): Promise<ExternalAccountRecord> => {
+    await setStatus.run(status, reason, at, row.id)
+    const after = toRecord((await find.get(row.id))!)
+    if (row.status !== status || row.status_reason !== reason) await recordEvent(db, event('core.external-account.status-changed', after))
     return after
   }
 
   return {
     async get (organizationId, id) {
-      const row = get.get(organizationId, id)
+      const row = await get.get(organizationId, id)
       return row === undefined ? undefined : toRecord(row)
     },
     async find (id) {
-      const row = find.get(id)
+      const row = await find.get(id)
       return row === undefined ? undefined : toRecord(row)
     },
     async list (organizationId, userId) {
-      return list.all(organizationId, userId).map(toRecord)
+      return (await list.all(organizationId, userId)).map(toRecord)
     },
     async hasFingerprint (userId, fingerprint) {
-      return withFingerprint.get(userId, fingerprint) !== undefined
+      return await withFingerprint.get(userId, fingerprint) !== undefined
     },
     async countCards (organizationId, userId) {
-      return cards.get(organizationId, userId)!
+      return (await cards.get(organizationId, userId))!
     },
     async create (account, event, cardLimit, metadata) {
       try {
-        return await write((): CreateResult => {
-          if (userExists.get(account.organizationId, account.userId) === undefined) return { ok: false, reason: 'user-missing' }
-          if (withFingerprint.get(account.userId, account.fingerprint) !== undefined) return { ok: false, reason: 'duplicate' }
-          if (account.type === 'card' && cards.get(account.organizationId, account.userId)! >= cardLimit) return { ok: false, reason: 'card-limit' }
-          insert.run(toParams(account))
-          if (metadata !== undefined) insertMetadata({ organizationId: account.organizationId, entity: 'external-accounts', entityId: account.id }, metadata)
-          recordEvent(db, event('core.external-account.created', account))
+        return await write(async (): Promise<CreateResult> => {
+          if (await userExists.get(account.organizationId, account.userId) === undefined) return { ok: false, reason: 'user-missing' }
+          if (await withFingerprint.get(account.userId, account.fingerprint) !== undefined) return { ok: false, reason: 'duplicate' }
+          if (account.type === 'card' && (await cards.get(account.organizationId, account.userId))! >= cardLimit) return { ok: false, reason: 'card-limit' }
+          await insert.run(toParams(account))
+          if (metadata !== undefined) await insertMetadata({ organizationId: account.organizationId, entity: 'external-accounts', entityId: account.id }, metadata)
+          await recordEvent(db, event('core.external-account.created', account))
           return { ok: true, account }
         })
       } catch (err) {
@@ -195,47 +195,47 @@ export function externalAccountsStore (db: Db): ExternalAccountsStore {
       }
     },
     async updateLabel (organizationId, id, label, at) {
-      return await write(() => {
-        if (setLabel.run(label, at, organizationId, id).changes === 0) return undefined
-        return toRecord(get.get(organizationId, id)!)
+      return await write(async () => {
+        if ((await setLabel.run(label, at, organizationId, id)).changes === 0) return undefined
+        return toRecord((await get.get(organizationId, id))!)
       })
     },
     async remove (organizationId, id, event) {
-      return await write(() => {
-        const row = get.get(organizationId, id)
+      return await write(async () => {
+        const row = await get.get(organizationId, id)
         if (row === undefined) return false
-        deleteOne.run(organizationId, id)
-        forgetMetadata(organizationId, id)
-        recordEvent(db, event('core.external-account.deleted', toRecord(row)))
+        await deleteOne.run(organizationId, id)
+        await forgetMetadata(organizationId, id)
+        await recordEvent(db, event('core.external-account.deleted', toRecord(row)))
         return true
       })
     },
     async setStatus (id, status, reason, at, event) {
-      return await write(() => {
-        const row = find.get(id)
-        return row === undefined ? undefined : changeStatus(row, status, reason, at, event)
+      return await write(async () => {
+        const row = await find.get(id)
+        return row === undefined ? undefined : await changeStatus(row, status, reason, at, event)
       })
     },
     async due (now, limit) {
-      return due.all(now, now, limit)
+      return await due.all(now, now, limit)
     },
     async settle (id, now, event) {
-      await write(() => {
-        const row = find.get(id)
+      await write(async () => {
+        const row = await find.get(id)
         if (row === undefined) return
         const at = new Date(now).toISOString()
         if (row.expires_at !== null && row.expires_at <= now && row.status !== 'expired') {
-          changeStatus(row, 'expired', 'card-expired', at, event)
+          await changeStatus(row, 'expired', 'card-expired', at, event)
         } else if (row.check_due_at !== null && row.check_due_at <= now) {
-          if (row.status === 'processing') changeStatus(row, 'ok', null, at, event)
-          else endCheck.run(id)
+          if (row.status === 'processing') await changeStatus(row, 'ok', null, at, event)
+          else await endCheck.run(id)
         }
       })
     },
-    fixtureRow (account) { insert.run(toParams(account)) },
-    removeUserAccounts (organizationId, userId) {
-      for (const id of idsForUser.all(organizationId, userId)) forgetMetadata(organizationId, id)
-      deleteForUser.run(organizationId, userId)
+    async fixtureRow (account) { await insert.run(toParams(account)) },
+    async removeUserAccounts (organizationId, userId) {
+      for (const id of await idsForUser.all(organizationId, userId)) await forgetMetadata(organizationId, id)
+      await deleteForUser.run(organizationId, userId)
     }
   }
 }

@@ -83,7 +83,7 @@ export default defineArea({
   // A deleted user's files go with them, their bytes and metadata too.
   removeUser: app => {
     const files = filesOf(app)
-    return (organizationId, userId) => { files.removeUserFiles(organizationId, userId) }
+    return async (organizationId, userId) => { await files.removeUserFiles(organizationId, userId) }
   },
   plugin: filesRoutes
 })

@@ -32,7 +32,7 @@ export const filesSandboxEntity: SandboxEntity = {
   async create (app, entity) {
     return (await filesOf(app).create(record(entity), Number.MAX_SAFE_INTEGER)).ok
   },
-  fixtureRow (app, entity) {
-    filesOf(app).fixtureRow(record(entity))
+  async fixtureRow (app, entity) {
+    await filesOf(app).fixtureRow(record(entity))
   }
 }

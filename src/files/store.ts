@@ -44,13 +44,13 @@ export interface FilesStore {
   upload (organizationId: string, fileId: string, bytes: Buffer, uploadedAt: string): Promise<UploadResult>
   /** The bytes of an uploaded file. */
   content (organizationId: string, fileId: string): Promise<Buffer | undefined>
-  /** The row of a fixture's file, written synchronously inside the fixture's transaction. */
-  fixtureRow (file: FileRecord): void
+  /** The row of a fixture's file, written inside the fixture's transaction. */
+  fixtureRow (file: FileRecord): Promise<void>
   /**
-   * Deletes a user's files, their bytes and their metadata. Synchronous: it runs inside the write
-   * that deletes the user. Returns the ids of the files deleted.
+   * Deletes a user's files, their bytes and their metadata, inside the write that deletes the
+   * user. Returns the ids of the files deleted.
    */
-  removeUserFiles (organizationId: string, userId: string): string[]
+  removeUserFiles (organizationId: string, userId: string): Promise<string[]>
 }
 
 interface FileRow {
@@ -95,20 +95,20 @@ export function filesStore (db: Db): FilesStore {
   const memo = memoOf(db)
   return {
     async get (organizationId, fileId) {
-      const row = get.get(organizationId, fileId)
+      const row = await get.get(organizationId, fileId)
       return row === undefined ? undefined : toFile(row)
     },
     async find (fileId) {
-      const row = find.get(fileId)
+      const row = await find.get(fileId)
       return row === undefined ? undefined : toFile(row)
     },
     async create (file, limit, metadata) {
       try {
-        return await write((): CreateFileResult => {
-          if (userExists.get(file.organizationId, file.userId) === undefined) return { ok: false, reason: 'user-missing' }
-          if (countForUser.get(file.organizationId, file.userId)! >= limit) return { ok: false, reason: 'limit-exceeded' }
-          insert.run(file)
-          if (metadata !== undefined) insertMetadata({ organizationId: file.organizationId, entity: 'files', entityId: file.id }, metadata)
+        return await write(async (): Promise<CreateFileResult> => {
+          if (await userExists.get(file.organizationId, file.userId) === undefined) return { ok: false, reason: 'user-missing' }
+          if ((await countForUser.get(file.organizationId, file.userId))! >= limit) return { ok: false, reason: 'limit-exceeded' }
+          await insert.run(file)
+          if (metadata !== undefined) await insertMetadata({ organizationId: file.organizationId, entity: 'files', entityId: file.id }, metadata)
           return { ok: true, file }
         })
       } catch (err) {
@@ -117,26 +117,26 @@ export function filesStore (db: Db): FilesStore {
       }
     },
     async upload (organizationId, fileId, bytes, uploadedAt) {
-      return await write((): UploadResult => {
-        if (markUploaded.run(bytes.length, uploadedAt, organizationId, fileId).changes === 0) {
-          return get.get(organizationId, fileId) === undefined ? 'not-found' : 'already-uploaded'
+      return await write(async (): Promise<UploadResult> => {
+        if ((await markUploaded.run(bytes.length, uploadedAt, organizationId, fileId)).changes === 0) {
+          return await get.get(organizationId, fileId) === undefined ? 'not-found' : 'already-uploaded'
         }
-        insertContent.run(fileId, organizationId, bytes)
+        await insertContent.run(fileId, organizationId, bytes)
         return 'uploaded'
       })
     },
     async content (organizationId, fileId) {
-      return content.get(organizationId, fileId)
+      return await content.get(organizationId, fileId)
     },
-    fixtureRow (file) { insert.run(file) },
-    removeUserFiles (organizationId, userId) {
-      const ids = idsForUser.all(organizationId, userId)
+    async fixtureRow (file) { await insert.run(file) },
+    async removeUserFiles (organizationId, userId) {
+      const ids = await idsForUser.all(organizationId, userId)
       for (const id of ids) {
-        deleteMetadata.run(organizationId, id)
+        await deleteMetadata.run(organizationId, id)
         memo.forgetMetadata({ organizationId, entity: 'files', entityId: id })
       }
       // The bytes go with their files (a cascading key).
-      deleteForUser.run(organizationId, userId)
+      await deleteForUser.run(organizationId, userId)
       return ids
     }
   }

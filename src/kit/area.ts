@@ -62,8 +62,8 @@ export interface SandboxEntity {
   find: (app: FastifyInstance, id: string) => Promise<{ organizationId: string, userId: string } | undefined>
   /** Creates one (`POST /_sandbox/entities/<segment>`); false when the id is taken or the user is gone. */
   create: (app: FastifyInstance, entity: SandboxEntityInput) => Promise<boolean>
-  /** Writes a fixture's one, synchronously, inside the fixture's transaction. */
-  fixtureRow: (app: FastifyInstance, entity: SandboxEntityInput) => void
+  /** Writes a fixture's one inside the fixture's transaction (every statement awaited there). */
+  fixtureRow: (app: FastifyInstance, entity: SandboxEntityInput) => Promise<void>
 }
 
 /** What a user holds that stops their deletion. */
@@ -87,8 +87,11 @@ export interface UserCooldown {
   endsAt: string
 }
 
-/** Deletes a user's rows of one area, synchronously, inside the write that deletes the user. */
-export type UserRemoval = (organizationId: string, userId: string) => void
+/**
+ * Deletes a user's rows of one area inside the write that deletes the user: every statement is
+ * awaited before the promise settles, so the deletion commits (or rolls back) with the user's.
+ */
+export type UserRemoval = (organizationId: string, userId: string) => Promise<void>
 
 export interface Area {
   name: string

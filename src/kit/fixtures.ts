@@ -27,17 +27,21 @@ export interface FixtureContext {
   /** An entity of the fixture or the database. */
   entity: (id: string) => Promise<{ type: string, organizationId: string } | undefined>
   /**
-   * Plans rows: `write` runs inside the fixture's one transaction, after every key has checked.
-   * A loader whose rows need work first (hashing a secret) returns the write from a promise.
+   * Plans rows: `write` runs inside the fixture's one transaction, after every key has checked,
+   * awaited before the next one runs. A loader whose rows need work first (hashing a secret)
+   * returns the write from a promise.
    */
-  load: (write: (() => void) | Promise<() => void>) => void
+  load: (write: FixtureWrite | Promise<FixtureWrite>) => void
   /** The key's part of the answer (`{ users: [...] }`). */
   summarize: (key: string, value: unknown) => void
 }
 
+/** Writes planned rows inside the fixture's transaction; settles once every statement has run. */
+export type FixtureWrite = () => Promise<void>
+
 export type FixtureOutcome =
   | { ok: false, violations: Violation[] }
-  | { ok: true, writes: Array<(() => void) | Promise<() => void>>, summary: Record<string, unknown> }
+  | { ok: true, writes: Array<Promise<FixtureWrite>>, summary: Record<string, unknown> }
 
 /** The keys in an order where each comes after those it names in `after`. */
 export function orderedKeys (keys: FixtureKey[]): FixtureKey[] {
@@ -75,7 +79,7 @@ export function fixtureSummarySchema (areas: AreaRegistry): TSchema {
 /** Checks a document that passed the schema: each key in order, all of them, every problem named. */
 export async function checkFixtureKeys (app: FastifyInstance, areas: AreaRegistry, document: Record<string, unknown>): Promise<FixtureOutcome> {
   const violations: Violation[] = []
-  const writes: Array<(() => void) | Promise<() => void>> = []
+  const writes: Array<Promise<FixtureWrite>> = []
   const summary: Record<string, unknown> = {}
   const { storage } = app
   const context: FixtureContext = {
@@ -89,7 +93,7 @@ export async function checkFixtureKeys (app: FastifyInstance, areas: AreaRegistr
     userOrganization: async id => context.users.get(id) ?? await storage.admin.userOrganization(id),
     entities: new Map(),
     entity: async id => context.entities.get(id) ?? await storage.admin.entity(id) ?? await areas.findSandboxEntity(app, id),
-    load: write => { writes.push(write) },
+    load: write => { writes.push(Promise.resolve(write)) },
     summarize: (key, value) => { summary[key] = value }
   }
   for (const k of orderedKeys(areas.fixtureKeys())) await k.check(context, document[k.key] ?? [])

@@ -37,7 +37,7 @@ export const kycFixture = defineFixtureKey({
       if (seen.has(organizationId)) { context.bad(`kycModels.${i}.organizationId`, 'unique'); continue }
       seen.add(organizationId)
       const { organizationId: _org, ...config } = item
-      context.load(() => { store.fixtureConfig(organizationId, config as Partial<KycConfig>) })
+      context.load(async () => { await store.fixtureConfig(organizationId, config as Partial<KycConfig>) })
       summary.push({ organizationId })
     }
     context.summarize('kycModels', summary)

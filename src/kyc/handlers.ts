@@ -33,11 +33,11 @@ export const address: Handler<AddressUpdate> = async (app, org, user, body) => {
 }
 
 export const email: Handler<EmailUpdate> = async (app, org, user, body) =>
-  await app.kyc.update(org, user, 'email', (c, lookups) => { machine.updateEmail(c, body, lookups) })
+  await app.kyc.update(org, user, 'email', async (c, lookups) => { await machine.updateEmail(c, body, lookups) })
 
 export const phone: Handler<PhoneUpdate> = async (app, org, user, body) => {
   await app.kyc.countries([['input.country', body.input.country, 'phone']])
-  return await app.kyc.update(org, user, 'phone', (c, lookups) => { machine.updatePhone(c, body, lookups) })
+  return await app.kyc.update(org, user, 'phone', async (c, lookups) => { await machine.updatePhone(c, body, lookups) })
 }
 
 export const identity: Handler<IdentityUpdate> = async (app, org, user, body) => {

@@ -1,6 +1,6 @@
 // The KYC state machine: what each update, each completed review and each forced outcome does to a
-// user's processes. It runs inside the write that stores the result (synchronously, on the state
-// read in that write), so two updates of one user never interleave. It checks only what needs the
+// user's processes. It runs inside the write that stores the result (on the state read in that
+// write; its only reads, the lookups, run there too), so two updates of one user never interleave. It checks only what needs the
 // stored state; what needs other reads (countries, files) was checked before (service.ts).
 import { ApiError, conflict, entityNotFound, requestInvalid } from '../errors.js'
 import { operationNotAllowed } from '../http/user-context.js'
@@ -17,9 +17,9 @@ import {
 
 export interface Lookups {
   /** Whether another user of the organization has this e-mail address (case-insensitive). */
-  emailTaken: (email: string) => boolean
+  emailTaken: (email: string) => Promise<boolean>
   /** Whether another user of the organization has this verified or declared phone number. */
-  phoneTaken: (phone: string) => boolean
+  phoneTaken: (phone: string) => Promise<boolean>
 }
 
 export type Warnings = Record<string, Array<{ code: string, message: string, details: Json }>>
@@ -277,25 +277,25 @@ export function updateAddress (c: Change, { input }: AddressUpdate): void {
 // Addresses at reserved domains that can never receive mail (RFC 2606, RFC 6761).
 const UNDELIVERABLE = /@(?:[^@]+\.)?(?:invalid|localhost)$/i
 
-export function updateEmail (c: Change, { input, output }: EmailUpdate, lookups: Lookups): void {
+export async function updateEmail (c: Change, { input, output }: EmailUpdate, lookups: Lookups): Promise<void> {
   const state = c.processes.email
   if (state.status === 'ok') throw operationNotAllowed(['email-already-verified'], 'Email already verified')
   if (state.status === 'exempt') throw updateNotAllowed()
   if (UNDELIVERABLE.test(input.email)) throw conflict('email_incorrect_or_disallowed', 'The email is incorrect or disallowed')
-  if (lookups.emailTaken(input.email)) throw emailAlreadyExists()
+  if (await lookups.emailTaken(input.email)) throw emailAlreadyExists()
   const ignored = ignoreOutput(c, 'email', output)
   if (!ignored) checkPast(output?.verifiedAt, c.now, 'output.verifiedAt')
   c.user({ email: input.email })
   c.set('email', clean(submitted(c, 'email', { ...state, input: { email: input.email }, reviewDueAt: undefined }, ignored ? undefined : output)))
 }
 
-export function updatePhone (c: Change, { input, output }: PhoneUpdate, lookups: Lookups): void {
+export async function updatePhone (c: Change, { input, output }: PhoneUpdate, lookups: Lookups): Promise<void> {
   const state = c.processes.phone
   if (state.status === 'ok') throw operationNotAllowed(['phone-already-verified'], 'Phone already verified')
   if (state.status === 'exempt') throw updateNotAllowed()
   // The sandbox's rule: 7 to 15 digits after the +.
   if (input.phone.length < 8) throw conflict('phone_invalid', 'The phone number is invalid')
-  if (lookups.phoneTaken(input.phone)) throw conflict('phone_already_exists', 'The provided phone is already in use by another user')
+  if (await lookups.phoneTaken(input.phone)) throw conflict('phone_already_exists', 'The provided phone is already in use by another user')
   const ignored = ignoreOutput(c, 'phone', output)
   if (!ignored) checkPast(output?.verifiedAt, c.now, 'output.verifiedAt')
   c.user({ phone: { number: input.phone, country: input.country } })

@@ -47,11 +47,11 @@ export class KycService {
   }
 
   /** Runs one change of a user's processes in one write; 404 when the user is gone. */
-  async #change<T> (organizationId: string, userId: string, work: (c: Change, lookups: Lookups) => T): Promise<T> {
+  async #change<T> (organizationId: string, userId: string, work: (c: Change, lookups: Lookups) => T | Promise<T>): Promise<T> {
     const now = this.#app.clock.now()
-    const result = await this.store.change(organizationId, userId, (snapshot, lookups) => {
+    const result = await this.store.change(organizationId, userId, async (snapshot, lookups) => {
       const change = new Change(snapshot, now, this.#delayMs)
-      return { change, result: work(change, lookups) }
+      return { change, result: await work(change, lookups) }
     }, (type, data) => this.#app.events.build(organizationId, type, data))
     if (result === undefined) throw entityNotFound('user')
     if (this.#delayMs === 0) this.completeDueReviews().catch(() => {})
@@ -59,9 +59,9 @@ export class KycService {
   }
 
   /** An update of a process by the integrator; `apply` is the state machine's step. */
-  async update (organizationId: string, userId: string, code: ManualProcess, apply: (c: Change, lookups: Lookups) => void): Promise<Updated> {
-    return await this.#change(organizationId, userId, (c, lookups) => {
-      apply(c, lookups)
+  async update (organizationId: string, userId: string, code: ManualProcess, apply: (c: Change, lookups: Lookups) => void | Promise<void>): Promise<Updated> {
+    return await this.#change(organizationId, userId, async (c, lookups) => {
+      await apply(c, lookups)
       return { view: view(code, c.snapshot(), true), warnings: c.warnings }
     })
   }
@@ -104,7 +104,7 @@ export class KycService {
       const now = this.#app.clock.now()
       const due = await this.store.due(now, 100)
       for (const review of due) {
-        await this.store.change(review.organizationId, review.userId, (snapshot) => {
+        await this.store.change(review.organizationId, review.userId, async (snapshot) => {
           const change = new Change(snapshot, now, this.#delayMs)
           const state = change.processes[review.process]
           // A review whose state no longer holds it (forced since) is dropped with the row.

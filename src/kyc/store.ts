@@ -18,15 +18,16 @@ export interface KycStore {
   read (organizationId: string, userId: string): Promise<Snapshot | undefined>
   /**
    * Runs `work` on the state read inside the write, then stores its change, the user record and the
-   * events. `work` is synchronous and may throw (nothing is written). Undefined when there is no such user.
+   * events. `work` runs inside the write (its lookups read there) and may throw (nothing is written).
+   * Undefined when there is no such user.
    */
-  change<T> (organizationId: string, userId: string, work: (snapshot: Snapshot, lookups: Lookups) => { change: Change, result: T }, event: (type: string, data: Json) => NewEvent): Promise<T | undefined>
+  change<T> (organizationId: string, userId: string, work: (snapshot: Snapshot, lookups: Lookups) => Promise<{ change: Change, result: T }>, event: (type: string, data: Json) => NewEvent): Promise<T | undefined>
   /** Reviews due at `now` (ms, sandbox clock), oldest first. */
   due (now: number, limit: number): Promise<DueReview[]>
   /** The organization's configuration, defaults filled in. */
   config (organizationId: string): Promise<KycConfig>
-  /** Stores an organization's configuration: synchronous, inside a fixture's transaction. */
-  fixtureConfig (organizationId: string, config: Partial<KycConfig>): void
+  /** Stores an organization's configuration, inside a fixture's transaction. */
+  fixtureConfig (organizationId: string, config: Partial<KycConfig>): Promise<void>
   /** Users of an organization (or all) with their KYC, for the dashboard. */
   list (organizationId: string | undefined, limit: number): Promise<Array<Snapshot & { kyb?: string }>>
   /** Sets a user's KYB onboarding status and records its event; undefined when there is no such user. */
@@ -50,8 +51,10 @@ export function kycStore (db: Db): KycStore {
     'SELECT organization_id, user_id, process FROM kyc_reviews WHERE due_at <= ? ORDER BY due_at, user_id, process LIMIT ?')
   const updateUser = db.prepare('UPDATE users SET record = ?, email = ?, email_key = ? WHERE id = ?')
   const emailOwner = db.prepare<[string, string], string>('SELECT id FROM users WHERE organization_id = ? AND email_key = ?').pluck()
-  const phoneOwner = db.prepare<[string, string, string], string>(
-    "SELECT id FROM users WHERE organization_id = ? AND json_extract(record, '$.phone.number') = ? AND id != ? LIMIT 1").pluck()
+  const phoneOwner = db.prepare<[string, string, string], string>({
+    sqlite: "SELECT id FROM users WHERE organization_id = ? AND json_extract(record, '$.phone.number') = ? AND id != ? LIMIT 1",
+    postgres: "SELECT id FROM users WHERE organization_id = ? AND record::jsonb #>> '{phone,number}' = ? AND id != ? LIMIT 1"
+  }).pluck()
   const usersOf = db.prepare<[string, number], UserRow>('SELECT id, organization_id, email, record FROM users WHERE organization_id = ? ORDER BY created_at DESC, id LIMIT ?')
   const allUsers = db.prepare<[number], UserRow>('SELECT id, organization_id, email, record FROM users ORDER BY created_at DESC, id LIMIT ?')
   const kybOf = db.prepare<[string], string>('SELECT status FROM kyb_onboarding WHERE user_id = ?').pluck()
@@ -59,16 +62,16 @@ export function kycStore (db: Db): KycStore {
     ON CONFLICT (user_id) DO UPDATE SET status = excluded.status, updated_at = excluded.updated_at`)
   const write = groupCommit(db)
 
-  const configFor = (organizationId: string): KycConfig => {
-    const stored = configOf.get(organizationId)
+  const configFor = async (organizationId: string): Promise<KycConfig> => {
+    const stored = await configOf.get(organizationId)
     return withDefaults(stored === undefined ? undefined : JSON.parse(stored) as Partial<KycConfig>)
   }
 
-  const snapshotOf = (row: UserRow): Snapshot => {
-    const config = configFor(row.organization_id)
+  const snapshotOf = async (row: UserRow): Promise<Snapshot> => {
+    const config = await configFor(row.organization_id)
     const record = JSON.parse(row.record) as Json
     const stored: Partial<Record<ProcessCode, ProcessState>> = {}
-    for (const p of processes.all(row.id)) {
+    for (const p of await processes.all(row.id)) {
       if ((PROCESS_CODES as readonly string[]).includes(p.process)) stored[p.process as ProcessCode] = JSON.parse(p.state) as ProcessState
     }
     const data: UserData = { id: row.id, organizationId: row.organization_id, email: row.email, record }
@@ -77,57 +80,60 @@ export function kycStore (db: Db): KycStore {
 
   return {
     async read (organizationId, userId) {
-      const row = user.get(organizationId, userId)
-      return row === undefined ? undefined : snapshotOf(row)
+      const row = await user.get(organizationId, userId)
+      return row === undefined ? undefined : await snapshotOf(row)
     },
 
     async change (organizationId, userId, work, event) {
-      return await write(() => {
-        const row = user.get(organizationId, userId)
+      return await write(async () => {
+        const row = await user.get(organizationId, userId)
         if (row === undefined) return undefined
-        const snapshot = snapshotOf(row)
+        const snapshot = await snapshotOf(row)
         const lookups: Lookups = {
-          emailTaken: email => { const owner = emailOwner.get(organizationId, emailKey(email)); return owner !== undefined && owner !== userId },
-          phoneTaken: phone => phoneOwner.get(organizationId, phone, userId) !== undefined
+          emailTaken: async email => { const owner = await emailOwner.get(organizationId, emailKey(email)); return owner !== undefined && owner !== userId },
+          phoneTaken: async phone => await phoneOwner.get(organizationId, phone, userId) !== undefined
         }
-        const { change, result } = work(snapshot, lookups)
+        const { change, result } = await work(snapshot, lookups)
         const now = change.iso
         for (const code of change.changed) {
           const state = change.processes[code]
-          upsertProcess.run(userId, organizationId, code, JSON.stringify(state), now)
-          if (state.reviewDueAt === undefined) deleteReview.run(userId, code)
-          else upsertReview.run(userId, code, organizationId, state.reviewDueAt)
+          await upsertProcess.run(userId, organizationId, code, JSON.stringify(state), now)
+          if (state.reviewDueAt === undefined) await deleteReview.run(userId, code)
+          else await upsertReview.run(userId, code, organizationId, state.reviewDueAt)
         }
         if (change.userChanged) {
           const email = String(change.record.email)
-          updateUser.run(JSON.stringify(change.record), email, emailKey(email), userId)
+          await updateUser.run(JSON.stringify(change.record), email, emailKey(email), userId)
         }
-        for (const e of change.events) recordEvent(db, event(e.type, e.data))
+        for (const e of change.events) await recordEvent(db, event(e.type, e.data))
         return result
       })
     },
 
     async due (now, limit) {
-      return due.all(now, limit).map(r => ({ organizationId: r.organization_id, userId: r.user_id, process: r.process as ProcessCode }))
+      return (await due.all(now, limit)).map(r => ({ organizationId: r.organization_id, userId: r.user_id, process: r.process as ProcessCode }))
     },
 
-    async config (organizationId) { return configFor(organizationId) },
+    async config (organizationId) { return await configFor(organizationId) },
 
-    fixtureConfig (organizationId, config) { upsertConfig.run(organizationId, JSON.stringify(config)) },
+    async fixtureConfig (organizationId, config) { await upsertConfig.run(organizationId, JSON.stringify(config)) },
 
     async list (organizationId, limit) {
-      const rows = organizationId === undefined ? allUsers.all(limit) : usersOf.all(organizationId, limit)
-      return rows.map(row => {
-        const kyb = kybOf.get(row.id)
-        return kyb === undefined ? snapshotOf(row) : { ...snapshotOf(row), kyb }
-      })
+      const rows = organizationId === undefined ? await allUsers.all(limit) : await usersOf.all(organizationId, limit)
+      const out: Array<Snapshot & { kyb?: string }> = []
+      for (const row of rows) {
+        const kyb = await kybOf.get(row.id)
+        const snapshot = await snapshotOf(row)
+        out.push(kyb === undefined ? snapshot : { ...snapshot, kyb })
+      }
+      return out
     },
 
     async setKyb (organizationId, userId, status, at, event) {
-      return await write(() => {
-        if (user.get(organizationId, userId) === undefined) return undefined
-        upsertKyb.run(userId, organizationId, status, at)
-        recordEvent(db, event)
+      return await write(async () => {
+        if (await user.get(organizationId, userId) === undefined) return undefined
+        await upsertKyb.run(userId, organizationId, status, at)
+        await recordEvent(db, event)
         return { userId, status, updatedAt: at }
       })
     }

@@ -30,7 +30,7 @@ export const metadataFixture = defineFixtureKey({
       if (codePoints(JSON.stringify(m.metadata)) > METADATA_SIZE_LIMIT) bad(`metadata.${i}.metadata`, 'maxLength', { limit: METADATA_SIZE_LIMIT, unit: 'characters' })
       if (organizationId === undefined) continue
       const row = { entityType: m.entity, entityId: m.entityId, organizationId, metadata: m.metadata }
-      context.load(() => { app.storage.admin.fixtureRows.metadata(row, context.now) })
+      context.load(async () => { await app.storage.admin.fixtureRows.metadata(row, context.now) })
       summary.push({ entity: m.entity, entityId: m.entityId })
     }
     context.summarize('metadata', summary)

@@ -51,7 +51,8 @@ function sendRead (reply: FastifyReply, outcome: ReadOutcome): void {
 async function metadataRoutes (app: FastifyInstance): Promise<void> {
   // JSON Patch bodies parse as JSON does, refusing `__proto__` and `constructor.prototype` alike;
   // a text/plain body is no metadata and no patch, so it is 415 rather than a string to validate.
-  const json = app.getDefaultJsonParser('error', 'error')
+  // Fastify's default JSON parser is its callback form: it answers through `done`, returning nothing.
+  const json = app.getDefaultJsonParser('error', 'error') as (request: FastifyRequest, body: string, done: (err: Error | null, body?: unknown) => void) => void
   app.addContentTypeParser(JSON_PATCH, { parseAs: 'string' }, json)
   app.removeContentTypeParser(['text/plain', 'application/json'])
   // A DELETE has no body: clients that send `Content-Type: application/json` on every request pass.

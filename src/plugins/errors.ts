@@ -1,9 +1,11 @@
 // The one error handler: renders ApiError as `{ code, message, details? }`, OAuthError as the
-// OAuth 2.0 body on the token route, schema violations as 400 `request_invalid`, and anything
+// OAuth 2.0 body on the token route, schema violations as 400 `request_invalid`, a database that
+// cannot be reached (StoreUnavailable: PostgreSQL away) as 503 `service_unavailable`, and anything
 // unexpected as a bare 500 whose cause goes to the log only.
 import fp from 'fastify-plugin'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { ApiError, OAuthError, internalError, requestInvalid, routeNotFound } from '../errors.js'
+import { ApiError, OAuthError, internalError, requestInvalid, routeNotFound, serviceUnavailable } from '../errors.js'
+import { StoreUnavailable } from '../storage/db.js'
 import { toContext, toViolations } from './validation.js'
 
 function send (reply: FastifyReply, status: number, body: unknown, headers: Record<string, string> = {}): FastifyReply {
@@ -14,6 +16,8 @@ function send (reply: FastifyReply, status: number, body: unknown, headers: Reco
 /** Turns any thrown value into the API's error for a normal route. */
 export function toApiError (err: FastifyError | Error, bodyLimit: number): ApiError {
   if (err instanceof ApiError) return err
+  // The request may well succeed once the database is back: the same 503 a fault rule answers.
+  if (err instanceof StoreUnavailable) return serviceUnavailable()
   const e = err as FastifyError
   if (e.validation !== undefined) return requestInvalid(toContext(e.validationContext), toViolations(e.validation as never))
   switch (e.code) {

@@ -47,10 +47,16 @@ export function portfolioStore (db: Db): PortfolioStore {
   const balances = db.prepare<[string], { account_id: string, asset: string, total: string, available: string }>(
     'SELECT account_id, asset, total, available FROM ledger_balances WHERE user_id = ? ORDER BY asset, account_id')
   // Reads the ledger_postings_user index (user_id, at, seq).
-  const postings = db.prepare<[string, number], PostingRow>(`SELECT p.seq, p.account_id, p.asset, p.total, p.total_after, p.available_after, p.at, p.transaction_id,
+  const postingsFrom = `FROM ledger_postings p LEFT JOIN transactions t ON t.id = p.transaction_id
+    WHERE p.user_id = ? AND p.at <= ? ORDER BY p.at, p.seq`
+  const postings = db.prepare<[string, number], PostingRow>({
+    sqlite: `SELECT p.seq, p.account_id, p.asset, p.total, p.total_after, p.available_after, p.at, p.transaction_id,
       json_extract(t.body, '$.origin.asset') AS origin_asset, json_extract(t.body, '$.origin.amount') AS origin_amount
-    FROM ledger_postings p LEFT JOIN transactions t ON t.id = p.transaction_id
-    WHERE p.user_id = ? AND p.at <= ? ORDER BY p.at, p.seq`)
+    ${postingsFrom}`,
+    postgres: `SELECT p.seq, p.account_id, p.asset, p.total, p.total_after, p.available_after, p.at, p.transaction_id,
+      t.body::jsonb #>> '{origin,asset}' AS origin_asset, t.body::jsonb #>> '{origin,amount}' AS origin_amount
+    ${postingsFrom}`
+  })
   // The user's transactions (through the transaction_parties_user index), completed in the period.
   const completed = db.prepare<[string, string, string, string, number, number], string>(`SELECT t.id FROM transactions t
     WHERE t.id IN (SELECT transaction_id FROM transaction_parties WHERE organization_id = ? AND user_id = ?)
@@ -62,10 +68,10 @@ export function portfolioStore (db: Db): PortfolioStore {
 
   return {
     async balances (userId) {
-      return balances.all(userId).map(b => ({ accountId: b.account_id, asset: b.asset, total: b.total, available: b.available }))
+      return (await balances.all(userId)).map(b => ({ accountId: b.account_id, asset: b.asset, total: b.total, available: b.available }))
     },
     async postings (userId, until) {
-      return postings.all(userId, until).map(p => ({
+      return (await postings.all(userId, until)).map(p => ({
         seq: p.seq,
         accountId: p.account_id,
         asset: p.asset,
@@ -78,7 +84,7 @@ export function portfolioStore (db: Db): PortfolioStore {
       }))
     },
     async completedBetween (organizationId, userId, from, to, offset, limit) {
-      return completed.all(organizationId, userId, from, to, limit, offset)
+      return await completed.all(organizationId, userId, from, to, limit, offset)
     }
   }
 }

@@ -35,12 +35,12 @@ export interface QuotesStore {
    * calls succeeds: the check and the mark are one statement in one write.
    */
   consume (organizationId: string, id: string, now: number): Promise<ConsumeResult>
-  /** The same, synchronously, for a caller already inside a write (the ledger committing a transaction). */
-  consumeInWrite (organizationId: string, id: string, now: number): ConsumeResult
+  /** The same, for a caller already inside a write (the ledger committing a transaction): it joins that write. */
+  consumeInWrite (organizationId: string, id: string, now: number): Promise<ConsumeResult>
   /** The USD values of the user's quotes of a limit group consumed at or after `since` (ms). */
   usedSince (userId: string, limitGroup: string, since: number): Promise<string[]>
-  /** The same, synchronously, inside the ledger's write that commits a quote (its daily limit). */
-  usedSinceInWrite (userId: string, limitGroup: string, since: number): string[]
+  /** The same, inside the ledger's write that commits a quote (its daily limit). */
+  usedSinceInWrite (userId: string, limitGroup: string, since: number): Promise<string[]>
 }
 
 interface Row {
@@ -75,33 +75,33 @@ export function quotesStore (db: Db): QuotesStore {
   const usedSince = db.prepare<[string, string, number], string>('SELECT usd_value FROM quotes WHERE user_id = ? AND limit_group = ? AND used_at >= ?').pluck()
   const write = groupCommit(db)
 
-  const consumeInWrite = (organizationId: string, id: string, now: number): ConsumeResult => {
-    if (markUsed.run(now, organizationId, id, now).changes === 1) return { ok: true, quote: toRecord(get.get(organizationId, id)!) }
-    const row = get.get(organizationId, id)
+  const consumeInWrite = async (organizationId: string, id: string, now: number): Promise<ConsumeResult> => {
+    if ((await markUsed.run(now, organizationId, id, now)).changes === 1) return { ok: true, quote: toRecord((await get.get(organizationId, id))!) }
+    const row = await get.get(organizationId, id)
     if (row === undefined) return { ok: false, reason: 'not-found' }
     return { ok: false, reason: row.used_at !== null ? 'used' : 'expired' }
   }
 
   return {
     async create (q) {
-      await write(() => {
-        insert.run(q.id, q.organizationId, q.userId, JSON.stringify(q.quote), q.limitGroup, q.usdValue, q.expiresAt, q.usedAt, q.createdAt)
+      await write(async () => {
+        await insert.run(q.id, q.organizationId, q.userId, JSON.stringify(q.quote), q.limitGroup, q.usdValue, q.expiresAt, q.usedAt, q.createdAt)
       })
       return q
     },
     async get (organizationId, id) {
-      const row = get.get(organizationId, id)
+      const row = await get.get(organizationId, id)
       return row === undefined ? undefined : toRecord(row)
     },
     async consume (organizationId, id, now) {
-      return await write(() => consumeInWrite(organizationId, id, now))
+      return await write(async () => await consumeInWrite(organizationId, id, now))
     },
     consumeInWrite,
     async usedSince (userId, limitGroup, since) {
-      return usedSince.all(userId, limitGroup, since)
+      return await usedSince.all(userId, limitGroup, since)
     },
-    usedSinceInWrite (userId, limitGroup, since) {
-      return usedSince.all(userId, limitGroup, since)
+    async usedSinceInWrite (userId, limitGroup, since) {
+      return await usedSince.all(userId, limitGroup, since)
     }
   }
 }

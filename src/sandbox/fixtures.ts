@@ -31,7 +31,7 @@ export const organizationsFixture = defineFixtureKey({
       context.organizations.add(o.id)
       if (await app.storage.organizations.get(o.id) !== undefined) continue
       const row = { id: o.id, name: o.name ?? `Organization ${o.id.slice(0, 8)}`, createdAt: context.now }
-      context.load(() => { app.storage.admin.fixtureRows.organization(row) })
+      context.load(async () => { await app.storage.admin.fixtureRows.organization(row) })
       created.push(o.id)
     }
     context.summarize('organizations', created)
@@ -59,8 +59,8 @@ export const entitiesFixture = defineFixtureKey({
       const owned = app.areas.sandboxEntity(e.type)
       const row = entityRecord(e.type, id, e.userId, organizationId, context.now)
       context.load(owned === undefined
-        ? () => { app.storage.admin.fixtureRows.entity(row) }
-        : () => { owned.fixtureRow(app, { id, organizationId, userId: e.userId, createdAt: context.now }) })
+        ? async () => { await app.storage.admin.fixtureRows.entity(row) }
+        : async () => { await owned.fixtureRow(app, { id, organizationId, userId: e.userId, createdAt: context.now }) })
       summary.push({ id, type: e.type, userId: e.userId, organizationId })
     }
     context.summarize('entities', summary)
@@ -81,7 +81,8 @@ export async function checkFixture (app: FastifyInstance, input: unknown): Promi
 export async function loadFixture (app: FastifyInstance, checked: Extract<FixtureOutcome, { ok: true }>): Promise<Record<string, unknown>> {
   const writes = await Promise.all(checked.writes)
   try {
-    await app.storage.admin.atomically(() => { for (const write of writes) write() })
+    // One after another: each sees the rows of the ones before (a user before its entities).
+    await app.storage.admin.atomically(async () => { for (const write of writes) await write() })
   } catch (err) {
     if (err instanceof StoreConflict) {
       throw conflict('fixture_conflict', 'The fixture conflicts with data written while it was loading; nothing was loaded')

@@ -1,5 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
+import { errorResponse } from '../../schemas/common.js'
+import { serviceUnavailable } from '../errors.js'
 import { control } from '../kit/operation.js'
 
 export default async function health (app: FastifyInstance): Promise<void> {
@@ -9,13 +11,16 @@ export default async function health (app: FastifyInstance): Promise<void> {
     url: '/_sandbox/health',
     open: true,
     summary: 'Health',
-    description: 'Answers 200 once the app is ready and its database answers. Always open, even with an admin token set.',
+    description: 'Answers 200 once the app is ready and its database answers; 503 `service_unavailable` (the API\'s error body) while the database ' +
+        'cannot be reached. Always open, even with an admin token set.',
     responses: {
       200: Type.Object({ status: Type.Literal('ok') }),
-      503: Type.Object({ status: Type.Literal('unavailable') })
+      503: errorResponse('The database cannot be reached (`service_unavailable`).')
     }
-  }, async (_request, reply) => {
+  }, async () => {
     const ok = await app.storage.ping().catch(() => false)
-    return ok ? { status: 'ok' as const } : reply.code(503).send({ status: 'unavailable' as const })
+    // Thrown, so the one error handler renders it as every other 503.
+    if (!ok) throw serviceUnavailable()
+    return { status: 'ok' as const }
   })
 }

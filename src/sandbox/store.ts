@@ -9,10 +9,10 @@ export interface SeedsStore {
 
 export function seedsStore (db: Db): SeedsStore {
   const loaded = db.prepare<[string], { digest: string }>('SELECT digest FROM sandbox_seeds WHERE digest = ?')
-  const mark = db.prepare('INSERT OR IGNORE INTO sandbox_seeds (digest, loaded_at) VALUES (?, ?)')
+  const mark = db.prepare('INSERT INTO sandbox_seeds (digest, loaded_at) VALUES (?, ?) ON CONFLICT DO NOTHING')
   const write = groupCommit(db)
   return {
-    async loaded (digest) { return loaded.get(digest) !== undefined },
-    async markLoaded (digest, at) { await write(() => mark.run(digest, at)) }
+    async loaded (digest) { return await loaded.get(digest) !== undefined },
+    async markLoaded (digest, at) { await write(async () => { await mark.run(digest, at) }) }
   }
 }

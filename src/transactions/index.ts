@@ -46,7 +46,7 @@ export default defineArea({
   // A deleted user's transactions leave their lists; the ledger keeps its records.
   removeUser: app => {
     const ledger = ledgerOf(app)
-    return (organizationId, userId) => { ledger.removeUser(organizationId, userId) }
+    return async (organizationId, userId) => { await ledger.removeUser(organizationId, userId) }
   },
   plugin: transactionsArea
 })

@@ -35,8 +35,8 @@ export const transactionsSandboxEntity: SandboxEntity = {
     await deposit(app, { ...input(entity), accountId: account.id })
     return true
   },
-  fixtureRow (app, entity) {
-    const account = accountsOf(app).fixtureDefault({
+  async fixtureRow (app, entity) {
+    const account = await accountsOf(app).fixtureDefault({
       id: randomUUID(),
       organizationId: entity.organizationId,
       userId: entity.userId,
@@ -47,6 +47,6 @@ export const transactionsSandboxEntity: SandboxEntity = {
       updatedAt: entity.createdAt
     })
     const record = depositRecord(input(entity), account, entity.createdAt)
-    ledgerOf(app).fixtureDeposit({ record, parties: [{ userId: account.userId, accountId: account.id }] }, Date.parse(entity.createdAt))
+    await ledgerOf(app).fixtureDeposit({ record, parties: [{ userId: account.userId, accountId: account.id }] }, Date.parse(entity.createdAt))
   }
 }

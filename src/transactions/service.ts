@@ -36,18 +36,18 @@ export function transactionView (t: TransactionRecord): Record<string, unknown> 
   }
 }
 
-/** Events made inside the ledger's writes: accounts are read synchronously there. */
+/** Events made inside the ledger's writes: accounts are read there, inside the write. */
 export function ledgerEvents (app: FastifyInstance): LedgerEvents {
   const accounts = accountsOf(app)
   return {
     transaction: (type, t) => app.events.build(t.organizationId, type, { transaction: transactionView(t) }),
-    balanceChanged (accountId, balance: Balance) {
-      const a = accounts.findInWrite(accountId)
+    async balanceChanged (accountId, balance: Balance) {
+      const a = await accounts.findInWrite(accountId)
       if (a === undefined) return undefined
       const account: Account = { id: a.id, ownerId: a.userId, label: a.label, asset: a.asset, balance, createdAt: a.createdAt, updatedAt: a.updatedAt }
       return app.events.build(a.organizationId, 'core.account.balance-changed', { account })
     },
-    credited (accountId) { unarchiveOnFunds(app, accountId) }
+    async credited (accountId) { await unarchiveOnFunds(app, accountId) }
   }
 }
 
@@ -166,10 +166,10 @@ export async function createTransaction (
   const result = await ledgerOf(app).commit({
     input: { record, parties },
     hold: originAccountId === null ? undefined : { accountId: originAccountId, userId, asset: quote.origin.asset, total: '0', available: `-${quote.origin.amount}` },
-    consume: () => {
-      limitError = daily?.check(quotes.usedSinceInWrite(userId, quoteRecord.limitGroup, daily.since))
+    consume: async () => {
+      limitError = daily === undefined ? undefined : daily.check(await quotes.usedSinceInWrite(userId, quoteRecord.limitGroup, daily.since))
       if (limitError !== undefined) return 'limit-exceeded'
-      const consumed = quotes.consumeInWrite(organizationId, quoteRecord.id, now)
+      const consumed = await quotes.consumeInWrite(organizationId, quoteRecord.id, now)
       return consumed.ok ? 'ok' : consumed.reason === 'not-found' ? 'quote-not-found' : consumed.reason === 'used' ? 'quote-used' : 'quote-expired'
     },
     events: ledgerEvents(app),

@@ -1,12 +1,14 @@
 // The ledger and transactions store: every statement of the area's tables is prepared here. Each
 // domain operation is atomic: it runs in one write (the group commit), checks and changes the
 // balances, postings, transaction and events together, and returns what the caller needs to
-// answer. The `...InWrite` forms run synchronously inside a write that is already open (another
-// store's, such as an RFI answer resuming its transaction).
+// answer. The `...InWrite` forms (and `fixtureDeposit`, `removeUser`) run inside a write that is
+// already open (another store's, such as a fixture's or a user deletion's), joining it: the caller
+// awaits them there.
 //
 // Balances are running figures in ledger_balances, read and written inside the write that posts:
-// SQLite runs one write at a time (BEGIN IMMEDIATE), so no two postings can read the same balance
-// and both spend it, in this process or in any other replica on the same database.
+// every write holds the one write lock (SQLite's, taken by the group commit's BEGIN IMMEDIATE; on
+// PostgreSQL the global advisory write lock), so no two postings can read the same balance and
+// both spend it, in this process or in any other replica on the same database.
 import { randomUUID } from 'node:crypto'
 import { groupCommit, type Db } from '../storage/db.js'
 import { recordEvent } from '../storage/outbox.js'
@@ -64,22 +66,24 @@ export interface Leg { accountId: string, userId: string | null, asset: string, 
 export interface LedgerEvents {
   /** `core.transaction.created` or `.status-changed`, with the transaction as the API shows it after the change. */
   transaction: (type: 'core.transaction.created' | 'core.transaction.status-changed', transaction: TransactionRecord) => NewEvent
-  /** `core.account.balance-changed` for a user account whose balance moved, with its new balance. */
-  balanceChanged: (accountId: string, balance: Balance) => NewEvent | undefined
-  /** Funds arrived at a user account (an archived one is unarchived, with its event). */
-  credited: (accountId: string) => void
+  /** `core.account.balance-changed` for a user account whose balance moved, with its new balance (read inside the write). */
+  balanceChanged: (accountId: string, balance: Balance) => NewEvent | undefined | Promise<NewEvent | undefined>
+  /** Funds arrived at a user account (an archived one is unarchived, with its event), inside the write. */
+  credited: (accountId: string) => void | Promise<void>
 }
 
 export type CommitResult =
   | { ok: true, transaction: TransactionRecord }
   | { ok: false, reason: 'quote-not-found' | 'quote-used' | 'quote-expired' | 'insufficient-balance' | 'duplicate-withdrawal' | 'exists' | 'limit-exceeded' }
 
+export type ConsumeOutcome = 'ok' | 'quote-not-found' | 'quote-used' | 'quote-expired' | 'limit-exceeded'
+
 export interface CommitOptions {
   input: NewTransaction
   /** The hold on the origin account (available only, negative), when the origin is an account. */
   hold?: Leg
   /** Checks the quote's limits and consumes it inside the write (the quotes store's `consumeInWrite`). */
-  consume: () => 'ok' | 'quote-not-found' | 'quote-used' | 'quote-expired' | 'limit-exceeded'
+  consume: () => ConsumeOutcome | Promise<ConsumeOutcome>
   events: LedgerEvents
   metadata?: MetadataRevision
   /** Puts the new transaction on hold at once, with a pending travel-rule RFI (travel rule data missing). */
@@ -179,8 +183,8 @@ export interface NewTransaction {
 export interface LedgerStore {
   /** The account's balance: zero for an account the ledger has never touched. */
   balance (accountId: string): Promise<Balance>
-  /** The same, synchronously, inside a write. */
-  balanceInWrite (accountId: string): Balance
+  /** The same, inside a write (joining it). */
+  balanceInWrite (accountId: string): Promise<Balance>
   /** The account's funds not yet settled, with when the last of them settle; undefined for none. */
   unsettled (accountId: string): Promise<UnsettledFunds | undefined>
   /** Whether the user has a non-zero balance in any account, or a pending transaction. */
@@ -209,7 +213,7 @@ export interface LedgerStore {
    * A final transaction is left as it is (`final`); the same status again changes nothing.
    */
   changeStatus (organizationId: string | undefined, id: string, status: TransactionStatus, reason: string | null, at: number, settleAt: number | null, events: LedgerEvents): Promise<ChangeResult>
-  changeStatusInWrite (organizationId: string | undefined, id: string, status: TransactionStatus, reason: string | null, at: number, settleAt: number | null, events: LedgerEvents): ChangeResult
+  changeStatusInWrite (organizationId: string | undefined, id: string, status: TransactionStatus, reason: string | null, at: number, settleAt: number | null, events: LedgerEvents): Promise<ChangeResult>
   /**
    * Answers the authorization a transaction waits for, in one write: approved, it settles at
    * `settleAt`; declined, it fails with `card-unauthorized`. `not-pending` when it waits for none
@@ -259,12 +263,12 @@ export interface LedgerStore {
   organizationLedger (organizationId: string): Promise<OrganizationLedger>
 
   /**
-   * A fixture's deposit, synchronously, inside the fixture's write: the transaction, completed, with
-   * the postings of its credit (so every balance stays the sum of its postings), and no events.
+   * A fixture's deposit, inside the fixture's write: the transaction, completed, with the postings
+   * of its credit (so every balance stays the sum of its postings), and no events.
    */
-  fixtureDeposit (input: NewTransaction, at: number): void
+  fixtureDeposit (input: NewTransaction, at: number): Promise<void>
   /** Takes the user's transactions out of their lists, inside the write that deletes the user. */
-  removeUser (organizationId: string, userId: string): void
+  removeUser (organizationId: string, userId: string): Promise<void>
 }
 
 export function ledgerStore (db: Db): LedgerStore {
@@ -276,14 +280,14 @@ export function ledgerStore (db: Db): LedgerStore {
   const insertPosting = db.prepare(`INSERT INTO ledger_postings (organization_id, transaction_id, account_id, user_id, asset, total, available, total_after, available_after, at)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
   const insertTransaction = db.prepare(`INSERT INTO transactions (id, organization_id, user_id, kind, quote_id, status, reason, body, origin_account_id,
-    destination_account_id, hold_amount, settle_at, authorization, return_url, withdrawal_key, created_at, updated_at, completed_at, created_ms)
+    destination_account_id, hold_amount, settle_at, "authorization", return_url, withdrawal_key, created_at, updated_at, completed_at, created_ms)
     VALUES (@id, @organizationId, @userId, @kind, @quoteId, @status, @reason, @body, @originAccountId, @destinationAccountId, @holdAmount, @settleAt,
     @authorization, @returnUrl, @withdrawalKey, @createdAt, @updatedAt, @completedAt, @createdMs)`)
-  const insertParty = db.prepare('INSERT OR IGNORE INTO transaction_parties (transaction_id, organization_id, user_id, account_id, created_at) VALUES (?, ?, ?, ?, ?)')
+  const insertParty = db.prepare('INSERT INTO transaction_parties (transaction_id, organization_id, user_id, account_id, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING')
   const getAny = db.prepare<[string], TransactionRow>('SELECT * FROM transactions WHERE id = ?')
-  const updateState = db.prepare(`UPDATE transactions SET status = @status, reason = @reason, settle_at = @settleAt, authorization = @authorization,
+  const updateState = db.prepare(`UPDATE transactions SET status = @status, reason = @reason, settle_at = @settleAt, "authorization" = @authorization,
     updated_at = @updatedAt, completed_at = @completedAt WHERE id = @id`)
-  const setSettleAt = db.prepare("UPDATE transactions SET settle_at = ?, authorization = NULL, updated_at = ? WHERE id = ? AND status = 'processing'")
+  const setSettleAt = db.prepare('UPDATE transactions SET settle_at = ?, "authorization" = NULL, updated_at = ? WHERE id = ? AND status = \'processing\'')
   const pendingWithdrawal = db.prepare<[string], number>("SELECT 1 FROM transactions WHERE withdrawal_key = ? AND status IN ('processing', 'on-hold') LIMIT 1").pluck()
   const listUser = db.prepare<[string, string, number, number], TransactionRow>(`SELECT t.* FROM transactions t WHERE t.id IN (
       SELECT DISTINCT transaction_id FROM transaction_parties WHERE organization_id = ? AND user_id = ?)
@@ -321,7 +325,7 @@ export function ledgerStore (db: Db): LedgerStore {
   const postingsOf = db.prepare<[string], { account_id: string, asset: string, total: string, available: string }>(
     'SELECT account_id, asset, total, available FROM ledger_postings WHERE transaction_id = ? ORDER BY seq')
   const recentRows = db.prepare<[string | null, string | null, number], TransactionRow>(
-    'SELECT * FROM transactions WHERE ? IS NULL OR organization_id = ? ORDER BY created_ms DESC, id DESC LIMIT ?')
+    'SELECT * FROM transactions WHERE CAST(? AS TEXT) IS NULL OR organization_id = ? ORDER BY created_ms DESC, id DESC LIMIT ?')
   const orgBalances = db.prepare<[string], { account_id: string, user_id: string | null, asset: string, total: string, available: string }>(
     'SELECT account_id, user_id, asset, total, available FROM ledger_balances WHERE organization_id = ? ORDER BY account_id')
   const orgPostings = db.prepare<[string], { transaction_id: string, account_id: string, user_id: string | null, asset: string, total: string, available: string, total_after: string, available_after: string }>(
@@ -332,15 +336,17 @@ export function ledgerStore (db: Db): LedgerStore {
   const removeParties = db.prepare('DELETE FROM transaction_parties WHERE organization_id = ? AND user_id = ?')
   const insertMetadata = metadataInserter(db)
 
-  const balanceInWrite = (accountId: string): Balance => balanceRow.get(accountId) ?? { total: '0', available: '0' }
+  const balanceInWrite = async (accountId: string): Promise<Balance> => await balanceRow.get(accountId) ?? { total: '0', available: '0' }
 
   /**
    * Posts the legs of one transaction and the system legs that balance them, per asset and column,
    * on `contra(asset)`. Returns the user accounts whose balance moved, or the first user account
-   * the legs would take below zero (or above its total), writing nothing in that case.
+   * the legs would take below zero (or above its total), writing nothing in that case. Runs inside
+   * the write that posts: the balances it reads are the ones it writes over.
    */
-  const post = (organizationId: string, transactionId: string, legs: Leg[], contra: (asset: string) => string, at: number):
-  { ok: true, moved: Map<string, Balance> } | { ok: false, accountId: string } => {
+  const post = async (organizationId: string, transactionId: string, legs: Leg[], contra: (asset: string) => string, at: number):
+  Promise<{ ok: true, moved: Map<string, Balance> } | { ok: false, accountId: string }> => {
+    if (!db.inTransaction) throw new Error('the ledger posts only inside a write')
     const sums = new Map<string, { total: Decimal, available: Decimal }>()
     for (const leg of legs) {
       const sum = sums.get(leg.asset) ?? { total: ZERO, available: ZERO }
@@ -359,7 +365,7 @@ export function ledgerStore (db: Db): LedgerStore {
     }
     const next: Array<{ leg: Leg, after: Balance }> = []
     for (const leg of merged.values()) {
-      const before = balanceInWrite(leg.accountId)
+      const before = await balanceInWrite(leg.accountId)
       const total = new Decimal(before.total).plus(leg.total)
       const available = new Decimal(before.available).plus(leg.available)
       if (!isSystem(leg.accountId) && (total.isNegative() || available.isNegative() || available.gt(total))) return { ok: false, accountId: leg.accountId }
@@ -369,24 +375,24 @@ export function ledgerStore (db: Db): LedgerStore {
     const moved = new Map<string, Balance>()
     for (const { leg, after } of next) {
       if (new Decimal(leg.total).isZero() && new Decimal(leg.available).isZero()) continue
-      upsertBalance.run({ accountId: leg.accountId, organizationId, userId: leg.userId, asset: leg.asset, total: after.total, available: after.available, at: iso })
-      insertPosting.run(organizationId, transactionId, leg.accountId, leg.userId, leg.asset, leg.total, leg.available, after.total, after.available, at)
+      await upsertBalance.run({ accountId: leg.accountId, organizationId, userId: leg.userId, asset: leg.asset, total: after.total, available: after.available, at: iso })
+      await insertPosting.run(organizationId, transactionId, leg.accountId, leg.userId, leg.asset, leg.total, leg.available, after.total, after.available, at)
       if (leg.userId !== null) moved.set(leg.accountId, after)
     }
     return { ok: true, moved }
   }
 
-  const announce = (moved: Map<string, Balance>, events: LedgerEvents): void => {
+  const announce = async (moved: Map<string, Balance>, events: LedgerEvents): Promise<void> => {
     for (const [accountId, balance] of moved) {
-      const event = events.balanceChanged(accountId, balance)
-      if (event !== undefined) recordEvent(db, event)
+      const event = await events.balanceChanged(accountId, balance)
+      if (event !== undefined) await recordEvent(db, event)
     }
   }
 
-  const insert = (input: NewTransaction): void => {
+  const insert = async (input: NewTransaction): Promise<void> => {
     const r = input.record
-    insertTransaction.run({ ...r, body: JSON.stringify(r.body), createdMs: Date.parse(r.createdAt) })
-    for (const p of input.parties) insertParty.run(r.id, r.organizationId, p.userId, p.accountId, r.createdAt)
+    await insertTransaction.run({ ...r, body: JSON.stringify(r.body), createdMs: Date.parse(r.createdAt) })
+    for (const p of input.parties) await insertParty.run(r.id, r.organizationId, p.userId, p.accountId, r.createdAt)
   }
 
   /** The system account that takes the other side of an asset's legs in a transaction. */
@@ -399,14 +405,14 @@ export function ledgerStore (db: Db): LedgerStore {
     return systemAccount(t.organizationId, 'exchange', asset)
   }
 
-  const ownerOfAccount = (accountId: string, fallback: string | null): string | null => ownerOf.get(accountId) ?? fallback
+  const ownerOfAccount = async (accountId: string, fallback: string | null): Promise<string | null> => await ownerOf.get(accountId) ?? fallback
 
   /** The legs that complete a transaction: the hold becomes the debit; the destination and fees are credited. */
-  const completionLegs = (t: TransactionRecord, destinationOwner: string | null): Leg[] => {
+  const completionLegs = async (t: TransactionRecord, destinationOwner: string | null): Promise<Leg[]> => {
     const legs: Leg[] = []
     const { origin, destination, fees } = t.body
     if (t.originAccountId !== null && t.holdAmount !== null) {
-      legs.push({ accountId: t.originAccountId, userId: ownerOfAccount(t.originAccountId, t.userId), asset: origin.asset, total: new Decimal(t.holdAmount).neg().toFixed(), available: '0' })
+      legs.push({ accountId: t.originAccountId, userId: await ownerOfAccount(t.originAccountId, t.userId), asset: origin.asset, total: new Decimal(t.holdAmount).neg().toFixed(), available: '0' })
       legs.push({ accountId: systemAccount(t.organizationId, 'holds', origin.asset), userId: null, asset: origin.asset, total: '0', available: new Decimal(t.holdAmount).neg().toFixed() })
     }
     if (t.destinationAccountId !== null) {
@@ -419,15 +425,16 @@ export function ledgerStore (db: Db): LedgerStore {
     return legs
   }
 
-  const releaseLegs = (t: TransactionRecord): Leg[] => t.originAccountId === null || t.holdAmount === null
+  const releaseLegs = async (t: TransactionRecord): Promise<Leg[]> => t.originAccountId === null || t.holdAmount === null
     ? []
     : [
-        { accountId: t.originAccountId, userId: ownerOfAccount(t.originAccountId, t.userId), asset: t.body.origin.asset, total: '0', available: t.holdAmount },
+        { accountId: t.originAccountId, userId: await ownerOfAccount(t.originAccountId, t.userId), asset: t.body.origin.asset, total: '0', available: t.holdAmount },
         { accountId: systemAccount(t.organizationId, 'holds', t.body.origin.asset), userId: null, asset: t.body.origin.asset, total: '0', available: new Decimal(t.holdAmount).neg().toFixed() }
       ]
 
-  const changeStatusInWrite = (organizationId: string | undefined, id: string, status: TransactionStatus, reason: string | null, at: number, settleAt: number | null, events: LedgerEvents): ChangeResult => {
-    const row = getAny.get(id)
+  const changeStatusInWrite = async (organizationId: string | undefined, id: string, status: TransactionStatus, reason: string | null, at: number, settleAt: number | null, events: LedgerEvents): Promise<ChangeResult> => {
+    if (!db.inTransaction) throw new Error('changeStatusInWrite runs inside a write')
+    const row = await getAny.get(id)
     if (row === undefined || (organizationId !== undefined && row.organization_id !== organizationId)) return { ok: false, reason: 'not-found' }
     const t = toRecord(row)
     if (t.status === 'completed' || t.status === 'failed') return t.status === status ? { ok: true, transaction: t, changed: false } : { ok: false, reason: 'final' }
@@ -435,20 +442,20 @@ export function ledgerStore (db: Db): LedgerStore {
     const iso = new Date(at).toISOString()
     let moved = new Map<string, Balance>()
     if (status === 'completed') {
-      const destinationOwner = t.destinationAccountId === null ? null : ownerOfAccount(t.destinationAccountId, destinationOwnerFromBody(t))
-      const posted = post(t.organizationId, t.id, completionLegs(t, destinationOwner), contraFor(t), at)
+      const destinationOwner = t.destinationAccountId === null ? null : await ownerOfAccount(t.destinationAccountId, destinationOwnerFromBody(t))
+      const posted = await post(t.organizationId, t.id, await completionLegs(t, destinationOwner), contraFor(t), at)
       // The hold covers the debit, so completion cannot overdraw; refuse rather than post if it would.
       if (!posted.ok) return { ok: false, reason: 'final' }
       moved = posted.moved
-      if (t.destinationAccountId !== null) events.credited(t.destinationAccountId)
-      closeRfis.run('ok', iso, t.id)
+      if (t.destinationAccountId !== null) await events.credited(t.destinationAccountId)
+      await closeRfis.run('ok', iso, t.id)
     } else if (status === 'failed') {
-      const posted = post(t.organizationId, t.id, releaseLegs(t), contraFor(t), at)
+      const posted = await post(t.organizationId, t.id, await releaseLegs(t), contraFor(t), at)
       if (!posted.ok) return { ok: false, reason: 'final' }
       moved = posted.moved
-      closeRfis.run('failed', iso, t.id)
+      await closeRfis.run('failed', iso, t.id)
     } else if (status === 'on-hold') {
-      insertRfi.run(randomUUID(), t.organizationId, t.id, 'travel-rule', 'pending', null, iso, iso)
+      await insertRfi.run(randomUUID(), t.organizationId, t.id, 'travel-rule', 'pending', null, iso, iso)
     }
     const next: TransactionRecord = {
       ...t,
@@ -459,17 +466,17 @@ export function ledgerStore (db: Db): LedgerStore {
       updatedAt: iso,
       completedAt: status === 'completed' ? iso : null
     }
-    updateState.run({ id: t.id, status: next.status, reason: next.reason, settleAt: next.settleAt, authorization: next.authorization, updatedAt: iso, completedAt: next.completedAt })
-    recordEvent(db, events.transaction('core.transaction.status-changed', next))
-    announce(moved, events)
+    await updateState.run({ id: t.id, status: next.status, reason: next.reason, settleAt: next.settleAt, authorization: next.authorization, updatedAt: iso, completedAt: next.completedAt })
+    await recordEvent(db, events.transaction('core.transaction.status-changed', next))
+    await announce(moved, events)
     return { ok: true, transaction: next, changed: true }
   }
 
   /** A deposit's credit and completion inside an open write; without `events` (a fixture) it records none. */
-  const depositInWrite = (input: NewTransaction, unsettled: { until: number, reason: string } | undefined, at: number, events: LedgerEvents | undefined): TransactionRecord => {
+  const depositInWrite = async (input: NewTransaction, unsettled: { until: number, reason: string } | undefined, at: number, events: LedgerEvents | undefined): Promise<TransactionRecord> => {
     const r = input.record
-    insert(input)
-    if (events !== undefined) recordEvent(db, events.transaction('core.transaction.created', r))
+    await insert(input)
+    if (events !== undefined) await recordEvent(db, events.transaction('core.transaction.created', r))
     const accountId = r.destinationAccountId!
     const owner = input.parties.find(p => p.accountId === accountId)?.userId ?? r.userId
     const amount = r.body.destination.amount
@@ -477,62 +484,63 @@ export function ledgerStore (db: Db): LedgerStore {
     const legs: Leg[] = [{ accountId, userId: owner, asset, total: amount, available: unsettled === undefined ? amount : '0' }]
     if (unsettled !== undefined) {
       legs.push({ accountId: systemAccount(r.organizationId, 'unsettled', asset), userId: null, asset, total: '0', available: amount })
-      insertUnsettled.run(randomUUID(), r.organizationId, accountId, r.id, asset, amount, unsettled.reason, unsettled.until)
+      await insertUnsettled.run(randomUUID(), r.organizationId, accountId, r.id, asset, amount, unsettled.reason, unsettled.until)
     }
     for (const fee of r.body.fees) {
       if (!new Decimal(fee.amount).isZero()) legs.push({ accountId: systemAccount(r.organizationId, 'fees', fee.asset), userId: null, asset: fee.asset, total: fee.amount, available: fee.amount })
     }
-    const posted = post(r.organizationId, r.id, legs, a => systemAccount(r.organizationId, 'world', a), at)
+    const posted = await post(r.organizationId, r.id, legs, a => systemAccount(r.organizationId, 'world', a), at)
     if (!posted.ok) throw new Error('a credit cannot overdraw')
-    events?.credited(accountId)
+    await events?.credited(accountId)
     const iso = new Date(at).toISOString()
     const completed: TransactionRecord = { ...r, status: 'completed', reason: null, settleAt: null, updatedAt: iso, completedAt: iso }
-    updateState.run({ id: r.id, status: 'completed', reason: null, settleAt: null, authorization: null, updatedAt: iso, completedAt: iso })
+    await updateState.run({ id: r.id, status: 'completed', reason: null, settleAt: null, authorization: null, updatedAt: iso, completedAt: iso })
     if (events !== undefined) {
-      recordEvent(db, events.transaction('core.transaction.status-changed', completed))
-      announce(posted.moved, events)
+      await recordEvent(db, events.transaction('core.transaction.status-changed', completed))
+      await announce(posted.moved, events)
     }
     return completed
   }
 
   return {
-    async balance (accountId) { return balanceInWrite(accountId) },
+    async balance (accountId) { return await balanceInWrite(accountId) },
     balanceInWrite,
     async unsettled (accountId) {
-      const rows = unsettledOf.all(accountId)
+      const rows = await unsettledOf.all(accountId)
       if (rows.length === 0) return undefined
       return { amount: rows.reduce((a, r) => a.plus(r.amount), ZERO).toFixed(), settlementAt: Math.max(...rows.map(r => r.settle_at)) }
     },
     async userHoldings (userId) {
+      const [balances, pending] = await Promise.all([userNonZero.all(userId), userPending.get(userId)])
       return {
-        hasBalance: userNonZero.all(userId).some(r => !new Decimal(r.total).isZero()),
-        hasPendingTransactions: userPending.get(userId) !== undefined
+        hasBalance: balances.some(r => !new Decimal(r.total).isZero()),
+        hasPendingTransactions: pending !== undefined
       }
     },
-    async accountPending (accountId) { return accountPending.get(accountId) !== undefined },
+    async accountPending (accountId) { return await accountPending.get(accountId) !== undefined },
 
     async commit ({ input, hold, consume, events, metadata, onHold }) {
-      return await write((): CommitResult => {
+      return await write(async (): Promise<CommitResult> => {
         const r = input.record
-        if (r.withdrawalKey !== null && pendingWithdrawal.get(r.withdrawalKey) !== undefined) return { ok: false, reason: 'duplicate-withdrawal' }
+        if (r.withdrawalKey !== null && await pendingWithdrawal.get(r.withdrawalKey) !== undefined) return { ok: false, reason: 'duplicate-withdrawal' }
         if (hold !== undefined) {
-          const available = new Decimal(balanceInWrite(hold.accountId).available)
+          const available = new Decimal((await balanceInWrite(hold.accountId)).available)
           if (available.lt(new Decimal(hold.available).neg())) return { ok: false, reason: 'insufficient-balance' }
         }
-        const consumed = consume()
+        const consumed = await consume()
         if (consumed !== 'ok') return { ok: false, reason: consumed }
-        insert(input)
-        if (metadata !== undefined) insertMetadata({ organizationId: r.organizationId, entity: 'transactions', entityId: r.id }, metadata)
-        recordEvent(db, events.transaction('core.transaction.created', r))
+        await insert(input)
+        if (metadata !== undefined) await insertMetadata({ organizationId: r.organizationId, entity: 'transactions', entityId: r.id }, metadata)
+        await recordEvent(db, events.transaction('core.transaction.created', r))
         if (hold !== undefined) {
           const at = Date.parse(r.createdAt)
-          const posted = post(r.organizationId, r.id, [hold, { accountId: systemAccount(r.organizationId, 'holds', hold.asset), userId: null, asset: hold.asset, total: '0', available: new Decimal(hold.available).neg().toFixed() }], a => systemAccount(r.organizationId, 'holds', a), at)
+          const posted = await post(r.organizationId, r.id, [hold, { accountId: systemAccount(r.organizationId, 'holds', hold.asset), userId: null, asset: hold.asset, total: '0', available: new Decimal(hold.available).neg().toFixed() }], a => systemAccount(r.organizationId, 'holds', a), at)
           // Checked above in this same write: nothing can have spent it since.
           if (!posted.ok) throw new Error('hold refused after its check')
-          announce(posted.moved, events)
+          await announce(posted.moved, events)
         }
         if (onHold === true) {
-          const held = changeStatusInWrite(r.organizationId, r.id, 'on-hold', 'pending-requests-for-information', Date.parse(r.createdAt), null, events)
+          const held = await changeStatusInWrite(r.organizationId, r.id, 'on-hold', 'pending-requests-for-information', Date.parse(r.createdAt), null, events)
           if (held.ok) return { ok: true, transaction: held.transaction }
         }
         return { ok: true, transaction: r }
@@ -540,114 +548,120 @@ export function ledgerStore (db: Db): LedgerStore {
     },
 
     async deposit (input, unsettled, at, events) {
-      return await write(() => depositInWrite(input, unsettled, at, events))
+      return await write(async () => await depositInWrite(input, unsettled, at, events))
     },
 
     async changeStatus (organizationId, id, status, reason, at, settleAt, events) {
-      return await write(() => changeStatusInWrite(organizationId, id, status, reason, at, settleAt, events))
+      return await write(async () => await changeStatusInWrite(organizationId, id, status, reason, at, settleAt, events))
     },
     changeStatusInWrite,
     async authorize (id, approved, at, settleAt, events) {
-      return await write(() => {
-        const row = getAny.get(id)
+      return await write(async () => {
+        const row = await getAny.get(id)
         if (row === undefined) return { ok: false as const, reason: 'not-found' as const }
         if (row.authorization === null || row.status !== 'processing') return { ok: false as const, reason: 'not-pending' as const }
         if (approved) {
-          setSettleAt.run(settleAt, new Date(at).toISOString(), id)
-          return { ok: true as const, transaction: toRecord(getAny.get(id)!) }
+          await setSettleAt.run(settleAt, new Date(at).toISOString(), id)
+          return { ok: true as const, transaction: toRecord((await getAny.get(id))!) }
         }
-        const failed = changeStatusInWrite(undefined, id, 'failed', 'card-unauthorized', at, null, events)
+        const failed = await changeStatusInWrite(undefined, id, 'failed', 'card-unauthorized', at, null, events)
         return failed.ok ? { ok: true as const, transaction: failed.transaction } : { ok: false as const, reason: 'not-pending' as const }
       })
     },
 
     async get (organizationId, id) {
-      const row = getAny.get(id)
+      const row = await getAny.get(id)
       return row === undefined || (organizationId !== undefined && row.organization_id !== organizationId) ? undefined : toRecord(row)
     },
-    async listForUser (organizationId, userId, offset, limit) { return listUser.all(organizationId, userId, limit, offset).map(toRecord) },
-    async listForAccount (accountId, offset, limit) { return listAccount.all(accountId, limit, offset).map(toRecord) },
-    async due (now, limit) { return dueRows.all(now, limit) },
+    async listForUser (organizationId, userId, offset, limit) { return (await listUser.all(organizationId, userId, limit, offset)).map(toRecord) },
+    async listForAccount (accountId, offset, limit) { return (await listAccount.all(accountId, limit, offset)).map(toRecord) },
+    async due (now, limit) { return await dueRows.all(now, limit) },
     async settleFunds (now, limit, events) {
-      return await write(() => {
-        const rows = dueFunds.all(now, limit)
+      return await write(async () => {
+        const rows = await dueFunds.all(now, limit)
         for (const f of rows) {
-          if (markSettled.run(now, f.id).changes !== 1) continue
-          const owner = ownerOf.get(f.account_id) ?? null
-          const posted = post(f.organization_id, f.transaction_id, [
+          if ((await markSettled.run(now, f.id)).changes !== 1) continue
+          const owner = await ownerOf.get(f.account_id) ?? null
+          const posted = await post(f.organization_id, f.transaction_id, [
             { accountId: f.account_id, userId: owner, asset: f.asset, total: '0', available: f.amount },
             { accountId: systemAccount(f.organization_id, 'unsettled', f.asset), userId: null, asset: f.asset, total: '0', available: new Decimal(f.amount).neg().toFixed() }
           ], a => systemAccount(f.organization_id, 'unsettled', a), now)
-          if (posted.ok) announce(posted.moved, events)
+          if (posted.ok) await announce(posted.moved, events)
         }
         return rows.length
       })
     },
 
-    async rfis (transactionId) { return rfisOf.all(transactionId).map(toRfi) },
+    async rfis (transactionId) { return (await rfisOf.all(transactionId)).map(toRfi) },
     async rfi (transactionId, rfiId) {
-      const row = rfiOf.get(transactionId, rfiId)
+      const row = await rfiOf.get(transactionId, rfiId)
       return row === undefined ? undefined : toRfi(row)
     },
-    async isParty (organizationId, transactionId, userId) { return partyOf.get(transactionId, organizationId, userId) !== undefined },
+    async isParty (organizationId, transactionId, userId) { return await partyOf.get(transactionId, organizationId, userId) !== undefined },
     async answerRfi (transactionId, rfiId, data, at, settleAt, events) {
-      return await write(() => {
+      return await write(async () => {
         const iso = new Date(at).toISOString()
-        if (answer.run(JSON.stringify(data), iso, transactionId, rfiId).changes !== 1) {
-          return { ok: false as const, reason: rfiOf.get(transactionId, rfiId) === undefined ? 'not-found' as const : 'not-pending' as const }
+        if ((await answer.run(JSON.stringify(data), iso, transactionId, rfiId)).changes !== 1) {
+          return { ok: false as const, reason: await rfiOf.get(transactionId, rfiId) === undefined ? 'not-found' as const : 'not-pending' as const }
         }
-        const t = getAny.get(transactionId)
-        if (t !== undefined && t.status === 'on-hold' && pendingRfis.get(transactionId) === 0) {
-          changeStatusInWrite(undefined, transactionId, 'processing', null, at, settleAt, events)
+        const t = await getAny.get(transactionId)
+        if (t !== undefined && t.status === 'on-hold' && await pendingRfis.get(transactionId) === 0) {
+          await changeStatusInWrite(undefined, transactionId, 'processing', null, at, settleAt, events)
         }
-        return { ok: true as const, rfi: toRfi(rfiOf.get(transactionId, rfiId)!) }
+        return { ok: true as const, rfi: toRfi((await rfiOf.get(transactionId, rfiId))!) }
       })
     },
     async closeRfi (transactionId, rfiId, status, at, events) {
-      return await write(() => {
+      return await write(async () => {
         const iso = new Date(at).toISOString()
-        if (closeRfi.run(status, iso, transactionId, rfiId).changes !== 1) {
-          return { ok: false as const, reason: rfiOf.get(transactionId, rfiId) === undefined ? 'not-found' as const : 'not-pending' as const }
+        if ((await closeRfi.run(status, iso, transactionId, rfiId)).changes !== 1) {
+          return { ok: false as const, reason: await rfiOf.get(transactionId, rfiId) === undefined ? 'not-found' as const : 'not-pending' as const }
         }
-        const row = getAny.get(transactionId)!
+        const row = (await getAny.get(transactionId))!
         let transaction = toRecord(row)
         if (row.status === 'on-hold') {
-          const failed = changeStatusInWrite(undefined, transactionId, 'failed', 'travel-rule-verification-failed', at, null, events)
+          const failed = await changeStatusInWrite(undefined, transactionId, 'failed', 'travel-rule-verification-failed', at, null, events)
           if (failed.ok) transaction = failed.transaction
         }
-        return { ok: true as const, rfi: toRfi(rfiOf.get(transactionId, rfiId)!), transaction }
+        return { ok: true as const, rfi: toRfi((await rfiOf.get(transactionId, rfiId))!), transaction }
       })
     },
     async staleRfis (cutoff, limit) {
-      return staleRfis.all(cutoff, limit).map(r => ({ transactionId: r.transaction_id, id: r.id }))
+      return (await staleRfis.all(cutoff, limit)).map(r => ({ transactionId: r.transaction_id, id: r.id }))
     },
 
     async userPostings (userId, until) {
-      return userPostings.all(userId, until).map(p => ({
+      return (await userPostings.all(userId, until)).map(p => ({
         accountId: p.account_id, asset: p.asset, total: p.total, available: p.available, totalAfter: p.total_after, availableAfter: p.available_after, at: p.at, transactionId: p.transaction_id
       }))
     },
     async userBalances (userId) {
-      return userBalances.all(userId).map(b => ({ accountId: b.account_id, asset: b.asset, total: b.total, available: b.available }))
+      return (await userBalances.all(userId)).map(b => ({ accountId: b.account_id, asset: b.asset, total: b.total, available: b.available }))
     },
     async transactionPostings (transactionId) {
-      return postingsOf.all(transactionId).map(p => ({ accountId: p.account_id, asset: p.asset, total: p.total, available: p.available }))
+      return (await postingsOf.all(transactionId)).map(p => ({ accountId: p.account_id, asset: p.asset, total: p.total, available: p.available }))
     },
-    async recent (organizationId, limit) { return recentRows.all(organizationId ?? null, organizationId ?? null, limit).map(toRecord) },
+    async recent (organizationId, limit) { return (await recentRows.all(organizationId ?? null, organizationId ?? null, limit)).map(toRecord) },
     async organizationLedger (organizationId) {
-      return {
-        balances: orgBalances.all(organizationId).map(b => ({ accountId: b.account_id, userId: b.user_id, asset: b.asset, total: b.total, available: b.available })),
-        postings: orgPostings.all(organizationId).map(p => ({
-          transactionId: p.transaction_id, accountId: p.account_id, userId: p.user_id, asset: p.asset, total: p.total, available: p.available, totalAfter: p.total_after, availableAfter: p.available_after
-        }))
-      }
+      // Both read in one write, so the balances and the postings are of one moment (the postings
+      // sum to the balances) even while other writes commit between the two reads.
+      return await write(async () => {
+        const balances = await orgBalances.all(organizationId)
+        const postings = await orgPostings.all(organizationId)
+        return {
+          balances: balances.map(b => ({ accountId: b.account_id, userId: b.user_id, asset: b.asset, total: b.total, available: b.available })),
+          postings: postings.map(p => ({
+            transactionId: p.transaction_id, accountId: p.account_id, userId: p.user_id, asset: p.asset, total: p.total, available: p.available, totalAfter: p.total_after, availableAfter: p.available_after
+          }))
+        }
+      })
     },
 
-    fixtureDeposit (input, at) {
-      depositInWrite(input, undefined, at, undefined)
+    async fixtureDeposit (input, at) {
+      await depositInWrite(input, undefined, at, undefined)
     },
-    removeUser (organizationId, userId) {
-      removeParties.run(organizationId, userId)
+    async removeUser (organizationId, userId) {
+      await removeParties.run(organizationId, userId)
     }
   }
 }

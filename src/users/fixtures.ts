@@ -40,7 +40,7 @@ export const usersFixture = defineFixtureKey({
       context.users.set(id, organizationId)
       const citizenship = u.primaryCitizenship ?? u.address?.country ?? 'US'
       const row = userRecord(id, organizationId, u.email, citizenship, u.address ?? { country: citizenship }, context.now)
-      context.load(() => { app.storage.admin.fixtureRows.user(row) })
+      context.load(async () => { await app.storage.admin.fixtureRows.user(row) })
       summary.push({ id, organizationId, email: u.email })
     }
     context.summarize('users', summary)

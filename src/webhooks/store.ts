@@ -1,5 +1,5 @@
-// SQLite implementation of the webhooks store: management links, endpoints, messages and delivery
-// attempts. Every statement is prepared once, here.
+// The webhooks store: management links, endpoints, messages and delivery attempts. Every statement
+// is prepared once, here.
 import { groupCommit, type Db } from '../storage/db.js'
 import type { EventRecord } from '../storage/types.js'
 
@@ -197,30 +197,44 @@ const toMessage = (r: MessageRow): WebhookMessageRecord => ({
   createdAt: r.created_at
 })
 
-interface AttemptRow {
-  id: string
-  organization_id: string
-  message_id: string
-  url: string
-  attempted_at: string
+const MESSAGE_COLUMNS = 'm.id, m.organization_id, m.endpoint_id, m.event_id, m.event_type, m.body, m.status, m.attempt_count, m.next_attempt_at, m.created_at'
+
+// A message read with its attempts is one statement, a LEFT JOIN with a row per attempt (the
+// attempt's columns NULL for a message without one): one statement reads one state of the
+// database on both backends, so the message's status always agrees with its attempts (two reads
+// may fall either side of a commit on PostgreSQL, whose reads run beside the writes).
+const ATTEMPT_COLUMNS = 'a.id AS attempt_id, a.url AS attempt_url, a.attempted_at, a.status_code, a.error, a.duration_ms, a.response_body'
+interface MessageAttemptRow extends MessageRow {
+  attempt_id: string | null
+  attempt_url: string | null
+  attempted_at: string | null
   status_code: number | null
   error: string | null
-  duration_ms: number
-  response_body: string
+  duration_ms: number | null
+  response_body: string | null
 }
-const toAttempt = (r: AttemptRow): WebhookAttemptRecord => ({
-  id: r.id,
-  organizationId: r.organization_id,
-  messageId: r.message_id,
-  url: r.url,
-  attemptedAt: r.attempted_at,
-  statusCode: r.status_code,
-  error: r.error,
-  durationMs: r.duration_ms,
-  responseBody: r.response_body
-})
 
-const MESSAGE_COLUMNS = 'm.id, m.organization_id, m.endpoint_id, m.event_id, m.event_type, m.body, m.status, m.attempt_count, m.next_attempt_at, m.created_at'
+/** Rows of messages with their attempts (a message's rows together, its attempts oldest first), as messages. */
+function withAttempts (rows: MessageAttemptRow[]): WebhookMessageWithAttempts[] {
+  const messages: WebhookMessageWithAttempts[] = []
+  let last: WebhookMessageWithAttempts | undefined
+  for (const r of rows) {
+    if (last?.id !== r.id) messages.push(last = { ...toMessage(r), attempts: [] })
+    if (r.attempt_id === null) continue
+    last.attempts.push({
+      id: r.attempt_id,
+      organizationId: r.organization_id,
+      messageId: r.id,
+      url: r.attempt_url!,
+      attemptedAt: r.attempted_at!,
+      statusCode: r.status_code,
+      error: r.error,
+      durationMs: r.duration_ms!,
+      responseBody: r.response_body!
+    })
+  }
+  return messages
+}
 
 // Each endpoint gets its messages in the order of their events: only its oldest pending message
 // (messages are inserted in event order, so the lowest rowid) is due; the next waits until it is
@@ -246,20 +260,24 @@ export function webhooksStore (db: Db): WebhooksStore {
     SET previous_secret = secret, previous_secret_expires_at = @previousSecretExpiresAt, secret = @secret, updated_at = @updatedAt
     WHERE organization_id = @organizationId AND id = @id`)
 
-  const insertMessage = db.prepare(`INSERT OR IGNORE INTO webhook_messages
+  const insertMessage = db.prepare(`INSERT INTO webhook_messages
     (id, organization_id, endpoint_id, event_id, event_type, body, status, attempt_count, next_attempt_at, created_at)
-    VALUES (@id, @organizationId, @endpointId, @eventId, @eventType, @body, @status, @attemptCount, @nextAttemptAt, @createdAt)`)
-  const getMessage = db.prepare<[string, string], MessageRow>(`SELECT ${MESSAGE_COLUMNS} FROM webhook_messages m WHERE m.organization_id = ? AND m.id = ?`)
+    VALUES (@id, @organizationId, @endpointId, @eventId, @eventType, @body, @status, @attemptCount, @nextAttemptAt, @createdAt)
+    ON CONFLICT DO NOTHING`)
+  const getMessage = db.prepare<[string, string], MessageAttemptRow>(`SELECT ${MESSAGE_COLUMNS}, ${ATTEMPT_COLUMNS}
+    FROM webhook_messages m LEFT JOIN webhook_attempts a ON a.message_id = m.id
+    WHERE m.organization_id = ? AND m.id = ? ORDER BY a.rowid`)
   const existsMessage = db.prepare<[string], { id: string }>('SELECT id FROM webhook_messages WHERE id = ?')
   // One statement for every filter combination: a NULL parameter switches its condition off.
-  const listMessages = db.prepare<{ organizationId: string | null, endpointId: string | null, status: string | null, limit: number }, MessageRow>(
-    `SELECT ${MESSAGE_COLUMNS} FROM webhook_messages m
-     WHERE (@organizationId IS NULL OR m.organization_id = @organizationId)
-       AND (@endpointId IS NULL OR m.endpoint_id = @endpointId)
-       AND (@status IS NULL OR m.status = @status)
-     ORDER BY m.rowid DESC LIMIT @limit`)
-  const attemptsOf = db.prepare<[string], AttemptRow>(
-    'SELECT * FROM webhook_attempts WHERE message_id IN (SELECT value FROM json_each(?)) ORDER BY rowid')
+  const listMessages = db.prepare<{ organizationId: string | null, endpointId: string | null, status: string | null, limit: number }, MessageAttemptRow>(
+    `SELECT ${MESSAGE_COLUMNS}, ${ATTEMPT_COLUMNS}
+     FROM (SELECT m.*, m.rowid AS seq FROM webhook_messages m
+       WHERE (CAST(@organizationId AS TEXT) IS NULL OR m.organization_id = @organizationId)
+         AND (CAST(@endpointId AS TEXT) IS NULL OR m.endpoint_id = @endpointId)
+         AND (CAST(@status AS TEXT) IS NULL OR m.status = @status)
+       ORDER BY m.rowid DESC LIMIT @limit) m
+     LEFT JOIN webhook_attempts a ON a.message_id = m.id
+     ORDER BY m.seq DESC, a.rowid`)
   const due = db.prepare<[number, number], MessageRow & { endpoint_url: string, endpoint_secret: string, previous_secret: string | null, previous_secret_expires_at: number | null }>(
     `SELECT ${MESSAGE_COLUMNS}, e.url AS endpoint_url, e.secret AS endpoint_secret, e.previous_secret, e.previous_secret_expires_at
      FROM webhook_messages m JOIN webhook_endpoints e ON e.id = m.endpoint_id
@@ -277,51 +295,39 @@ export function webhooksStore (db: Db): WebhooksStore {
     (SELECT rowid FROM webhook_messages WHERE settled_at IS NOT NULL AND settled_at <= ? LIMIT ?)`)
   const pruneLinks = db.prepare('DELETE FROM management_links WHERE rowid IN (SELECT rowid FROM management_links WHERE expires_at <= ? LIMIT ?)')
 
-  const withAttempts = (rows: MessageRow[]): WebhookMessageWithAttempts[] => {
-    if (rows.length === 0) return []
-    const byMessage = new Map<string, WebhookAttemptRecord[]>()
-    for (const a of attemptsOf.all(JSON.stringify(rows.map(r => r.id)))) {
-      const list = byMessage.get(a.message_id) ?? []
-      list.push(toAttempt(a))
-      byMessage.set(a.message_id, list)
-    }
-    return rows.map(r => ({ ...toMessage(r), attempts: byMessage.get(r.id) ?? [] }))
-  }
-  const messageWithAttempts = (organizationId: string, id: string): WebhookMessageWithAttempts | undefined => {
-    const row = getMessage.get(organizationId, id)
-    return row === undefined ? undefined : withAttempts([row])[0]
-  }
-  const saveMessage = (m: WebhookMessageRecord): boolean => insertMessage.run(m).changes > 0
+  const messageWithAttempts = async (organizationId: string, id: string): Promise<WebhookMessageWithAttempts | undefined> =>
+    withAttempts(await getMessage.all(organizationId, id))[0]
+  const saveMessage = async (m: WebhookMessageRecord): Promise<boolean> => (await insertMessage.run(m)).changes > 0
   // Every write goes through the group commit: atomic on its own, committed with the turn's others.
   const write = groupCommit(db)
 
   return {
-    async createManagementLink (link) { await write(() => insertLink.run(link)) },
+    async createManagementLink (link) { await write(async () => { await insertLink.run(link) }) },
     async findManagementLink (tokenHash) {
-      const row = getLink.get(tokenHash)
+      const row = await getLink.get(tokenHash)
       return row === undefined
         ? undefined
         : { tokenHash: row.token_hash, organizationId: row.organization_id, expiresAt: row.expires_at, createdAt: row.created_at }
     },
 
-    async listEndpoints (organizationId) { return listEndpoints.all(organizationId).map(toEndpoint) },
+    async listEndpoints (organizationId) { return (await listEndpoints.all(organizationId)).map(toEndpoint) },
     async getEndpoint (organizationId, id) {
-      const row = getEndpoint.get(organizationId, id)
+      const row = await getEndpoint.get(organizationId, id)
       return row === undefined ? undefined : toEndpoint(row)
     },
     async createEndpoint (e) {
-      return await write(() => {
-        insertEndpoint.run({ ...e, eventTypes: JSON.stringify(e.eventTypes), disabled: e.disabled ? 1 : 0 })
-        return toEndpoint(getEndpoint.get(e.organizationId, e.id)!)
+      return await write(async () => {
+        await insertEndpoint.run({ ...e, eventTypes: JSON.stringify(e.eventTypes), disabled: e.disabled ? 1 : 0 })
+        return toEndpoint((await getEndpoint.get(e.organizationId, e.id))!)
       })
     },
     async updateEndpoint (organizationId, id, changes) {
-      return await write(() => {
-        const row = getEndpoint.get(organizationId, id)
+      return await write(async () => {
+        const row = await getEndpoint.get(organizationId, id)
         if (row === undefined) return undefined
         const current = toEndpoint(row)
         const next = { ...current, ...changes }
-        updateEndpoint.run({
+        await updateEndpoint.run({
           id,
           organizationId,
           url: next.url,
@@ -330,21 +336,21 @@ export function webhooksStore (db: Db): WebhooksStore {
           disabled: next.disabled ? 1 : 0,
           updatedAt: next.updatedAt
         })
-        return toEndpoint(getEndpoint.get(organizationId, id)!)
+        return toEndpoint((await getEndpoint.get(organizationId, id))!)
       })
     },
-    async deleteEndpoint (organizationId, id) { return await write(() => deleteEndpoint.run(organizationId, id).changes > 0) },
+    async deleteEndpoint (organizationId, id) { return await write(async () => (await deleteEndpoint.run(organizationId, id)).changes > 0) },
     async rotateSecret (organizationId, id, rotation) {
-      return await write(() => rotateSecret.run({ organizationId, id, ...rotation }).changes === 0
+      return await write(async () => (await rotateSecret.run({ organizationId, id, ...rotation })).changes === 0
         ? undefined
-        : toEndpoint(getEndpoint.get(organizationId, id)!))
+        : toEndpoint((await getEndpoint.get(organizationId, id))!))
     },
 
     async fanOut (event, now, newMessageId) {
-      return await write(() => {
+      return await write(async () => {
         const created: WebhookMessageRecord[] = []
         const body = JSON.stringify(event.payload)
-        for (const endpoint of enabledEndpoints.all(event.organizationId).map(toEndpoint)) {
+        for (const endpoint of (await enabledEndpoints.all(event.organizationId)).map(toEndpoint)) {
           if (endpoint.eventTypes.length > 0 && !endpoint.eventTypes.includes(event.type)) continue
           const message: WebhookMessageRecord = {
             id: newMessageId(),
@@ -358,18 +364,18 @@ export function webhooksStore (db: Db): WebhooksStore {
             nextAttemptAt: now,
             createdAt: new Date(now).toISOString()
           }
-          if (saveMessage(message)) created.push(message)
+          if (await saveMessage(message)) created.push(message)
         }
         return created
       })
     },
     async createMessage (m) {
-      await write(() => saveMessage(m))
+      await write(async () => await saveMessage(m))
       return m
     },
-    async getMessage (organizationId, id) { return messageWithAttempts(organizationId, id) },
+    async getMessage (organizationId, id) { return await messageWithAttempts(organizationId, id) },
     async listMessages (filter) {
-      return withAttempts(listMessages.all({
+      return withAttempts(await listMessages.all({
         organizationId: filter.organizationId ?? null,
         endpointId: filter.endpointId ?? null,
         status: filter.status ?? null,
@@ -377,7 +383,7 @@ export function webhooksStore (db: Db): WebhooksStore {
       }))
     },
     async due (now, limit) {
-      return due.all(now, limit).map(r => ({
+      return (await due.all(now, limit)).map(r => ({
         message: toMessage(r),
         url: r.endpoint_url,
         secret: r.endpoint_secret,
@@ -385,21 +391,21 @@ export function webhooksStore (db: Db): WebhooksStore {
         previousSecretExpiresAt: r.previous_secret_expires_at
       }))
     },
-    async nextDueAt () { return nextDue.get()?.at ?? undefined },
+    async nextDueAt () { return (await nextDue.get())?.at ?? undefined },
     async recordAttempt (a, outcome) {
-      return await write(() => {
-        if (existsMessage.get(a.messageId) === undefined) return false
-        insertAttempt.run(a)
-        updateOutcome.run(outcome.status, outcome.attemptCount, outcome.nextAttemptAt, outcome.settledAt, a.messageId)
+      return await write(async () => {
+        if (await existsMessage.get(a.messageId) === undefined) return false
+        await insertAttempt.run(a)
+        await updateOutcome.run(outcome.status, outcome.attemptCount, outcome.nextAttemptAt, outcome.settledAt, a.messageId)
         return true
       })
     },
     async replay (organizationId, id, now) {
-      return await write(() => restart.run(now, organizationId, id).changes > 0)
-        ? messageWithAttempts(organizationId, id)
+      return await write(async () => (await restart.run(now, organizationId, id)).changes > 0)
+        ? await messageWithAttempts(organizationId, id)
         : undefined
     },
-    async pruneSettledMessages (before, limit) { return await write(() => pruneMessages.run(before, limit).changes) },
-    async pruneExpiredManagementLinks (before, limit) { return await write(() => pruneLinks.run(before, limit).changes) }
+    async pruneSettledMessages (before, limit) { return await write(async () => (await pruneMessages.run(before, limit)).changes) },
+    async pruneExpiredManagementLinks (before, limit) { return await write(async () => (await pruneLinks.run(before, limit)).changes) }
   }
 }

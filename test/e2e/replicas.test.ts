@@ -3,7 +3,7 @@
 // (SQLite is one process's database, locked exclusively: replicas need PostgreSQL, so this file
 // runs its tests on the PostgreSQL run of the suite, `npm run test:postgres`.)
 import t from 'tap'
-import type { FastifyInstance, InjectOptions } from 'fastify'
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
 import { backend, basic, build, DEMO_ID, DEMO_ORG, DEMO_SECRET, waitFor } from '../helpers.js'
 import { Clock } from '../../src/clock.js'
 import { transactionSetup, acct, USER_CONTEXT } from '../transactions/support.js'
@@ -26,7 +26,7 @@ async function replicasOf (t: Parameters<typeof build>[0], first: FastifyInstanc
 }
 
 /** Round robin: the i-th call goes to replica i mod 3. */
-function roundRobin (replicas: Replicas): (options: InjectOptions) => ReturnType<FastifyInstance['inject']> {
+function roundRobin (replicas: Replicas): (options: InjectOptions) => Promise<LightMyRequestResponse> {
   let next = 0
   return async options => await replicas[next++ % replicas.length].inject(options)
 }
