@@ -4,12 +4,14 @@
 #
 #   scripts/pg-cluster.sh start <dir> [port]   initialise <dir>/data, start, print the URL last
 #   scripts/pg-cluster.sh stop <dir>           stop at once and remove <dir>
+#   scripts/pg-cluster.sh down <dir>           stop the server, keep its data (an outage, for tests)
+#   scripts/pg-cluster.sh up <dir> [port]      start the stopped server again on its data
 #
 # Installs Debian's postgresql package when no server is installed; uses the newest version found
 # (15 or later). As root the server runs as the postgres user (initdb refuses root).
 set -euo pipefail
 
-usage () { echo "usage: $0 start <dir> [port] | stop <dir>" >&2; exit 2; }
+usage () { echo "usage: $0 start <dir> [port] | stop <dir> | down <dir> | up <dir> [port]" >&2; exit 2; }
 
 # The newest installed server's bin directory (15 or later), or nothing.
 bin_dir () {
@@ -45,10 +47,23 @@ start () {
   if [ "$(id -u)" -eq 0 ]; then chown postgres:postgres "$dir"; fi
   as_owner "$bin/initdb" -D "$dir/data" -U postgres -A trust -E UTF8 --locale=C --no-sync >"$dir/initdb.log" 2>&1 ||
     { cat "$dir/initdb.log" >&2; exit 1; }
+  serve "$dir" "$port"
+}
+
+# Starts the server on an initialised <dir> (start, or up after down).
+serve () {
+  local dir=$1 port=$2 bin
+  bin=$(bin_dir)
   as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/log" -w \
     -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300" \
     start >&2 || { cat "$dir/log" >&2; exit 1; }
   echo "postgres://postgres@127.0.0.1:$port/postgres"
+}
+
+down () {
+  local dir=$1 bin
+  bin=$(bin_dir)
+  as_owner "$bin/pg_ctl" -D "$dir/data" -m fast -w stop >&2
 }
 
 stop () {
@@ -64,5 +79,7 @@ stop () {
 case $1 in
   start) [ $# -ge 2 ] && [ $# -le 3 ] || usage; start "$2" "${3:-}" ;;
   stop) [ $# -eq 2 ] || usage; stop "$2" ;;
+  down) [ $# -eq 2 ] || usage; down "$2" ;;
+  up) [ $# -ge 2 ] && [ $# -le 3 ] || usage; serve "$(cd "$2" && pwd)" "${3:-55432}" ;;
   *) usage ;;
 esac

@@ -24,7 +24,8 @@ async function openConfiguredStorage (config: Config): Promise<Storage> {
       } catch (err) {
         if (!isUnavailable(err) && !isUnavailable((err as { cause?: unknown }).cause)) throw err
         const left = deadline - Date.now()
-        process.stderr.write(`PostgreSQL (DATABASE_URL) cannot be reached, attempt ${attempt}: ${(err as { code?: string }).code ?? (err as Error).message}\n`)
+        const cause = (err as { cause?: { code?: string } }).cause
+        process.stderr.write(`PostgreSQL (DATABASE_URL) cannot be reached, attempt ${attempt}: ${cause?.code ?? (err as { code?: string }).code ?? 'no answer'}\n`)
         if (left <= 0) {
           process.stderr.write(`Giving up after DATABASE_CONNECT_TIMEOUT_SECONDS=${config.databaseConnectTimeoutSeconds}.\n`)
           process.exit(2)

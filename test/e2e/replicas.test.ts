@@ -6,6 +6,8 @@ import t from 'tap'
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
 import { backend, basic, build, DEMO_ID, DEMO_ORG, DEMO_SECRET, waitFor } from '../helpers.js'
 import { Clock } from '../../src/clock.js'
+import { testDatabase } from '../pg.js'
+import { clientToken, startServer } from '../reliability/support.js'
 import { transactionSetup, acct, USER_CONTEXT } from '../transactions/support.js'
 
 type Replicas = [FastifyInstance, FastifyInstance, FastifyInstance]
@@ -160,5 +162,52 @@ if (backend !== 'postgres') {
       t.equal(res.statusCode, 200, 'an acknowledged user is there')
     }
     await waitFor(async () => (await replicas[2].inject({ method: 'GET', url: '/_sandbox/health' })).statusCode === 200, { what: 'the others answering' })
+  })
+
+  t.test('three replica processes: one killed with SIGKILL mid-burst loses no acknowledged write, and the others answer every call', async t => {
+    const url = await testDatabase(t)
+    const servers = []
+    for (let i = 0; i < 3; i++) servers.push(await startServer(':memory:', { DATABASE_URL: url }))
+    t.teardown(() => { for (const s of servers) s.child.kill('SIGKILL') })
+    const token = await clientToken(servers[0].base, DEMO_ID, DEMO_SECRET)
+    const create = async (base: string, i: number): Promise<{ base: string, status: number, id?: string }> => {
+      try {
+        const res = await fetch(`${base}/core/users`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ email: `burst-${i}@example.com`, termsOfService: 'general-gb-fca', primaryCitizenship: 'GB', address: { country: 'GB' } })
+        })
+        const body = await res.json() as { user?: { id: string } }
+        return { base, status: res.status, id: body.user?.id }
+      } catch {
+        return { base, status: 0 } // the killed replica's connection was cut: never acknowledged
+      }
+    }
+    const victim = servers[0]
+    // Twenty calls in flight at a time, round robin; the victim is killed once it has acknowledged ten.
+    const results: Array<Awaited<ReturnType<typeof create>>> = []
+    let next = 0
+    let killed = false
+    await Promise.all(Array.from({ length: 20 }, async () => {
+      while (next < 150) {
+        const i = next++
+        const r = await create(servers[i % 3].base, i)
+        results.push(r)
+        if (!killed && results.filter(x => x.base === victim.base && x.status === 201).length >= 10) {
+          killed = true
+          victim.child.kill('SIGKILL')
+        }
+      }
+    }))
+    t.ok(killed, 'the victim was killed mid-burst')
+    await victim.exited
+    const others = results.filter(r => r.base !== victim.base)
+    t.ok(others.length === 100 && others.every(r => r.status === 201), 'every call sent to the two others is answered 201')
+    const acknowledged = results.filter(r => r.status === 201)
+    for (const r of acknowledged) {
+      const res = await fetch(`${servers[1 + (acknowledged.indexOf(r) % 2)].base}/core/users/me`, { headers: { authorization: `Bearer ${token}`, 'x-on-behalf-of': `user ${r.id!}` } })
+      if (res.status !== 200) t.fail(`acknowledged user ${r.id!} (from ${r.base}) is missing`)
+    }
+    t.pass(`${acknowledged.length} acknowledged writes, ${acknowledged.filter(r => r.base === victim.base).length} of them by the killed replica, all there`)
   })
 }

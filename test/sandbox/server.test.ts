@@ -1,6 +1,7 @@
 // The real server process: refusing an open control API beyond loopback, and SEED_FILE at start.
 import t from 'tap'
 import { spawn } from 'node:child_process'
+import { createServer, type AddressInfo } from 'node:net'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -89,4 +90,29 @@ t.test('a request log that could outgrow the heap is named at start; the default
   t.ok(await usual.listening)
   usual.stop()
   t.notMatch((await usual.exited).stderr, /Warning/)
+})
+
+t.test('a malformed DATABASE_URL stops the server: exit code 2, a message naming DATABASE_URL, never its password', async t => {
+  for (const url of ['postgres://sandbox:hunter2-secret@/', 'mysql://sandbox:hunter2-secret@db:3306/sandbox', 'not a url hunter2-secret']) {
+    const run = await start({ DATABASE_URL: url }).exited
+    t.equal(run.code, 2, url)
+    t.match(run.stderr, /DATABASE_URL must be a PostgreSQL URL such as postgres:\/\/user:password@host:5432\/database/)
+    t.notMatch(run.stdout + run.stderr, /hunter2-secret/, 'the password is never printed')
+  }
+})
+
+t.test('an unreachable PostgreSQL at start: one line per attempt for DATABASE_CONNECT_TIMEOUT_SECONDS, then exit code 2', async t => {
+  // A port nothing listens on: connections are refused at once.
+  const free = await new Promise<number>(resolve => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo
+      server.close(() => resolve(port))
+    })
+  })
+  const run = await start({ DATABASE_URL: `postgres://sandbox:hunter2-secret@127.0.0.1:${free}/sandbox`, DATABASE_CONNECT_TIMEOUT_SECONDS: '2' }).exited
+  t.equal(run.code, 2)
+  const attempts = run.stderr.split('\n').filter(line => /^PostgreSQL \(DATABASE_URL\) cannot be reached, attempt \d+: ECONNREFUSED$/.test(line))
+  t.ok(attempts.length >= 2 && attempts.length <= 4, `a line per attempt, about one a second (${attempts.length})`)
+  t.match(run.stderr, /Giving up after DATABASE_CONNECT_TIMEOUT_SECONDS=2\./)
+  t.notMatch(run.stdout + run.stderr, /hunter2-secret/, 'the password is never printed')
 })

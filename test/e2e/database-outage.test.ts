@@ -1,0 +1,80 @@
+// PostgreSQL stopped under a running replica, mid-traffic: calls answer 503 service_unavailable in
+// the envelope and health answers 503; PostgreSQL back, the same process serves again without a
+// restart, and every write it acknowledged is there. The test runs its own throwaway cluster
+// (scripts/pg-cluster.sh), so stopping it touches no other test. On the SQLite run of the suite
+// there is no server to lose (the database is a file of the process): nothing to test there.
+import t from 'tap'
+import { execFileSync } from 'node:child_process'
+import { mkdtempSync } from 'node:fs'
+import { createServer, type AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { backend, DEMO_ID, DEMO_SECRET, REQUEST_ID, waitFor } from '../helpers.js'
+import { clientToken, startServer } from '../reliability/support.js'
+
+const CLUSTER = fileURLToPath(new URL('../../scripts/pg-cluster.sh', import.meta.url))
+const cluster = (...args: string[]): string => execFileSync(CLUSTER, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim().split('\n').pop()!
+
+const freePort = async (): Promise<number> => await new Promise(resolve => {
+  const server = createServer().listen(0, '127.0.0.1', () => {
+    const { port } = server.address() as AddressInfo
+    server.close(() => resolve(port))
+  })
+})
+
+if (backend !== 'postgres') {
+  t.comment('losing the database is a PostgreSQL matter: run with SANDBOX_TEST_BACKEND=postgres (npm run test:postgres)')
+} else {
+  t.test('PostgreSQL away mid-traffic: 503 in the envelope, health 503; back, the same replica serves and kept every acknowledged write', async t => {
+    const dir = mkdtempSync(join(tmpdir(), 'sandbox-outage-'))
+    const port = String(await freePort())
+    const url = cluster('start', dir, port)
+    t.teardown(() => { cluster('stop', dir) })
+    execFileSync('psql', [url, '-qc', 'CREATE DATABASE outage'])
+    const server = await startServer(':memory:', { DATABASE_URL: url.replace(/\/postgres$/, '/outage'), LOG_LEVEL: 'silent' })
+    t.teardown(() => { server.child.kill('SIGKILL') })
+    const token = await clientToken(server.base, DEMO_ID, DEMO_SECRET)
+    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' }
+    const createUser = async (i: number): Promise<{ status: number, body: any, requestId: string | null }> => {
+      const res = await fetch(`${server.base}/core/users`, { method: 'POST', headers, body: JSON.stringify({ email: `outage-${i}@example.com`, termsOfService: 'general-gb-fca', primaryCitizenship: 'GB', address: { country: 'GB' } }) })
+      return { status: res.status, body: await res.json().catch(() => null), requestId: res.headers.get(REQUEST_ID) }
+    }
+
+    // Traffic that goes on through the outage.
+    const answers: Array<Awaited<ReturnType<typeof createUser>>> = []
+    let running = true
+    let i = 0
+    const traffic = (async () => {
+      while (running) answers.push(await createUser(i++))
+    })()
+    await waitFor(() => answers.filter(a => a.status === 201).length >= 10, { timeoutMs: 20_000, what: 'writes before the outage' })
+
+    cluster('down', dir)
+    const during = await createUser(100_000)
+    t.equal(during.status, 503, 'a write while the database is away: 503')
+    t.same(during.body, { code: 'service_unavailable', message: 'The service is temporarily unavailable' }, 'in the envelope')
+    t.ok(during.requestId !== null, 'with the request id header')
+    const read = await fetch(`${server.base}/core/countries`, { headers: { authorization: `Bearer ${token}` } })
+    t.equal(read.status, 503, 'a read: 503 as well')
+    const health = await fetch(`${server.base}/_sandbox/health`)
+    t.equal(health.status, 503, 'health answers 503')
+    t.equal((await health.json()).code, 'service_unavailable')
+
+    cluster('up', dir, port)
+    await waitFor(async () => (await fetch(`${server.base}/_sandbox/health`)).status === 200, { timeoutMs: 30_000, intervalMs: 200, what: 'health again' })
+    t.equal(server.child.exitCode, null, 'the same process, never restarted')
+    const after = await createUser(200_000)
+    t.equal(after.status, 201, 'writes are served again')
+    running = false
+    await traffic
+
+    t.ok(answers.every(a => a.status === 201 || a.status === 503), 'every answer was a 201 or a 503: nothing else, no 500')
+    const acknowledged = answers.filter(a => a.status === 201).map(a => a.body.user.id as string)
+    t.ok(acknowledged.length >= 10)
+    for (const id of acknowledged) {
+      const res = await fetch(`${server.base}/core/users/me`, { headers: { authorization: `Bearer ${token}`, 'x-on-behalf-of': `user ${id}` } })
+      t.equal(res.status, 200, `acknowledged user ${id} is there`)
+    }
+  })
+}
