@@ -47,8 +47,19 @@ const REDACT = [
 
 export async function buildApp (options: BuildOptions): Promise<FastifyInstance> {
   const { config } = options
-  const clock = options.clock ?? new Clock()
   const storage = options.storage ?? await openStorage({ databasePath: config.databasePath, databaseUrl: config.databaseUrl })
+  try {
+    return await buildOn(options, storage)
+  } catch (error) {
+    // A start that fails (a bad seed file, say) leaves no connection open behind it.
+    if (options.storage === undefined) await storage.close().catch(() => {})
+    throw error
+  }
+}
+
+async function buildOn (options: BuildOptions, storage: Storage): Promise<FastifyInstance> {
+  const { config } = options
+  const clock = options.clock ?? new Clock()
   const logger = pino({ level: config.logLevel, redact: { paths: REDACT, censor: '[redacted]' }, base: undefined }, options.logStream)
 
   const app = Fastify({

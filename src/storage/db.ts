@@ -404,6 +404,8 @@ class PostgresDb extends GroupCommitDb implements Db {
   get open (): boolean { return this.#open }
 
   async query (text: string, values: Value[]): Promise<postgres.RowList<Array<Record<string, unknown>>>> {
+    // Nothing new is sent once closing: the driver fails on a write to a connection it ended.
+    if (!this.#open && this.connection() === undefined) throw new StoreUnavailable(new Error('the database is closed'))
     const conn = (this.connection() ?? this.sql) as Conn
     try {
       return await conn.unsafe(text, values as never[], { prepare: true })

@@ -19,7 +19,7 @@ t.test('a token bound to a user that no longer exists acts for nobody: 404 user,
   t.equal(metadata.statusCode, 201)
 
   // Behind the storage's back, so it is told to forget what it remembers of rows.
-  app.storage.db.prepare('DELETE FROM users WHERE id = ?').run(user.id)
+  await app.storage.db.prepare('DELETE FROM users WHERE id = ?').run(user.id)
   app.storage.forget()
   for (const [method, url] of [['GET', '/probe/as-user'], ['GET', '/core/users/me/metadata'], ['PUT', '/core/users/me/metadata']] as const) {
     const res = await app.inject({ method, url, headers: bearer(token), ...(method === 'PUT' ? { payload: { a: 2 } } : {}) })

@@ -20,7 +20,7 @@ t.test('the secret is stored as a salted scrypt key, never in clear', async t =>
   const { clients } = await registry(app)
   const a = await clients.create(NEW_CLIENT)
   const b = await clients.create({ ...NEW_CLIENT, clientId: 'cached-2' })
-  const row = JSON.stringify(app.storage.db.prepare('SELECT * FROM clients WHERE id = ?').get('cached'))
+  const row = JSON.stringify(await app.storage.db.prepare('SELECT * FROM clients WHERE id = ?').get('cached'))
   t.notMatch(row, 's3cret')
   t.equal(Buffer.from(a!.secretHash, 'base64').length, 32)
   t.not(a!.secretHash, b!.secretHash, 'the same secret hashes differently under another salt')

@@ -319,7 +319,7 @@ t.test('an operation for users of one type admits them and refuses the others wi
   const token = await accessToken(app)
   const person = await makeUser(app)
   const company = await makeUser(app)
-  app.storage.db.prepare("UPDATE users SET record = json_set(record, '$.type', 'business') WHERE id = ?").run(company.id)
+  await app.storage.db.prepare('UPDATE users SET record = ? WHERE id = ?').run(JSON.stringify({ ...company.record, type: 'business' }), company.id)
 
   const asPerson = await get(app, '/probe/individuals', { ...bearer(token), ...onBehalfOf(person.id) })
   t.equal(asPerson.statusCode, 200, asPerson.body)

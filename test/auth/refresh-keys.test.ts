@@ -4,10 +4,11 @@ import t from 'tap'
 import { createHash, randomBytes } from 'node:crypto'
 import { basic, build, DEMO_ID, DEMO_SECRET, tokenRequest } from '../helpers.js'
 import { hashRefreshToken } from '../../src/auth/tokens.js'
+import type { Db } from '../../src/storage/db.js'
 
 const demo = basic(DEMO_ID, DEMO_SECRET)
-const keys = (db: { prepare: (sql: string) => { all: () => unknown[] } }): string[] =>
-  (db.prepare('SELECT hash FROM refresh_tokens ORDER BY rowid').all() as Array<{ hash: string }>).map(r => r.hash)
+const keys = async (db: Db): Promise<string[]> =>
+  (await db.prepare<[], { hash: string }>('SELECT hash FROM refresh_tokens ORDER BY rowid').all()).map(r => r.hash)
 
 t.test('a refresh token is 43 opaque characters, stored under its issue time and a hash of it', async t => {
   const app = await build(t)
@@ -16,7 +17,7 @@ t.test('a refresh token is 43 opaque characters, stored under its issue time and
     const res = await tokenRequest(app, { grant_type: 'client_credentials' }, demo)
     issued.push(res.json().refresh_token)
   }
-  const stored = keys(app.storage.db)
+  const stored = await keys(app.storage.db)
   for (const [i, token] of issued.entries()) {
     t.match(token, /^[A-Za-z0-9_-]{43}$/)
     t.equal(stored[i], hashRefreshToken(token))
@@ -31,7 +32,7 @@ t.test('a refresh token is 43 opaque characters, stored under its issue time and
 t.test('a token stored under its whole SHA-256 (before ordered keys) still refreshes, once', async t => {
   const app = await build(t)
   const current = (await tokenRequest(app, { grant_type: 'client_credentials' }, demo)).json().refresh_token
-  const family = (app.storage.db.prepare('SELECT family FROM refresh_tokens').get() as { family: string }).family
+  const family = (await app.storage.db.prepare<[], { family: string }>('SELECT family FROM refresh_tokens').get())!.family
   const legacy = randomBytes(32).toString('base64url')
   const now = app.clock.now()
   await app.storage.refreshTokens.save({

@@ -64,7 +64,7 @@ t.test('client credentials: the token, its headers and its claims', async t => {
   t.equal(claims.exp, app.clock.nowSeconds() + 600)
   t.match(claims.jti, UUID_RE)
 
-  const stored = await app.storage.db.prepare('SELECT hash FROM refresh_tokens').all() as Array<{ hash: string }>
+  const stored = await app.storage.db.prepare<[], { hash: string }>('SELECT hash FROM refresh_tokens').all()
   t.equal(stored.length, 1)
   t.not(stored[0].hash, body.refresh_token, 'the refresh token is stored hashed')
   t.notMatch(JSON.stringify(stored), body.refresh_token)
@@ -391,7 +391,7 @@ t.test('a refresh token dies with its client', async t => {
     const c = await makeClient(app, { refreshTokens: true })
     const { refresh } = await refreshTokenOf(app, basic(c.clientId, c.secret))
     // What a sandbox reset of one organization does: the clients go with it (ON DELETE CASCADE).
-    app.storage.db.prepare('DELETE FROM organizations WHERE id = ?').run(c.organizationId)
+    await app.storage.db.prepare('DELETE FROM organizations WHERE id = ?').run(c.organizationId)
     app.clients.forget()
     await makeClient(app, { clientId: c.clientId, secret: c.secret, organizationId: c.organizationId, refreshTokens: true })
     isOAuthError(t, await tokenRequest(app, { grant_type: 'refresh_token', refresh_token: refresh }), 400, 'invalid_grant', 'Token has been revoked')

@@ -1,19 +1,39 @@
 import t from 'tap'
-import Database from 'better-sqlite3'
 import { Clock } from '../../src/clock.js'
-import { catalogueMigration, catalogueStore } from '../../src/catalogue/store.js'
+import { catalogueStore } from '../../src/catalogue/store.js'
+import { migrations } from '../../src/catalogue/migrations.js'
 import { CatalogueService } from '../../src/catalogue/service.js'
+import { openPostgres, openSqlite, type Db } from '../../src/storage/db.js'
+import { migrate } from '../../src/storage/migrate.js'
+import { backend } from '../helpers.js'
+import { testDatabase } from '../pg.js'
 
-function open () {
-  const db = new Database(':memory:')
-  db.exec(catalogueMigration.sql)
+interface Teardown { teardown: (fn: () => unknown) => void }
+
+/** A database with the catalogue's tables only, on the suite's backend, closed when the test ends. */
+async function catalogueDb (t: Teardown): Promise<Db> {
+  let db: Db
+  if (backend === 'postgres') {
+    db = openPostgres({ url: await testDatabase(t) })
+    // The test databases are copies of a migrated template: emptied here.
+    await db.exec('DROP SCHEMA public CASCADE; CREATE SCHEMA public')
+  } else {
+    db = openSqlite(':memory:')
+  }
+  t.teardown(() => db.close())
+  await migrate(db, migrations)
+  return db
+}
+
+async function open (t: Teardown) {
+  const db = await catalogueDb(t)
   const clock = new Clock(() => Date.UTC(2026, 10, 24, 12))
   const store = catalogueStore(db)
   return { db, clock, store, service: new CatalogueService(store, clock, ['CU']) }
 }
 
 t.test('entries and pins round-trip; every write changes the version; a second service sees the first one\'s writes', async t => {
-  const { db, clock, store, service } = open()
+  const { db, clock, store, service } = await open(t)
   const other = new CatalogueService(catalogueStore(db), clock, ['CU'])
   const v0 = await store.version()
   t.equal(v0, 'empty')
@@ -46,7 +66,7 @@ t.test('entries and pins round-trip; every write changes the version; a second s
 })
 
 t.test('sorts: code, name, price, price delta and market cap, unpriced assets last', async t => {
-  const { service, store, clock } = open()
+  const { service, store, clock } = await open(t)
   const codes = async (sort: string) => (await service.listAssets({ sort })).map(a => a.code)
   const all = await codes('code:asc')
   t.same(all, [...all].sort())
@@ -66,7 +86,7 @@ t.test('sorts: code, name, price, price delta and market cap, unpriced assets la
 })
 
 t.test('terms of service and file settings filters', async t => {
-  const { service } = open()
+  const { service } = await open(t)
   t.same(service.listTermsOfService({ country: 'GB' }).map(x => x.code), ['general-gb-fca', 'unique-account-number-viban'])
   t.same(service.listTermsOfService({ country: 'FR' }).map(x => x.code), ['general-lt-fcs'])
   t.same(service.listTermsOfService({ country: 'BR' }).map(x => x.code), ['general-bs-scb'])

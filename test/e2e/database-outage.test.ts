@@ -43,10 +43,9 @@ if (backend !== 'postgres') {
 
     // Traffic that goes on through the outage.
     const answers: Array<Awaited<ReturnType<typeof createUser>>> = []
-    let running = true
-    let i = 0
+    const state = { running: true, i: 0 }
     const traffic = (async () => {
-      while (running) answers.push(await createUser(i++))
+      while (state.running) answers.push(await createUser(state.i++))
     })()
     await waitFor(() => answers.filter(a => a.status === 201).length >= 10, { timeoutMs: 20_000, what: 'writes before the outage' })
 
@@ -66,7 +65,7 @@ if (backend !== 'postgres') {
     t.equal(server.child.exitCode, null, 'the same process, never restarted')
     const after = await createUser(200_000)
     t.equal(after.status, 201, 'writes are served again')
-    running = false
+    state.running = false
     await traffic
 
     t.ok(answers.every(a => a.status === 201 || a.status === 503), 'every answer was a 201 or a 503: nothing else, no 500')

@@ -7,7 +7,7 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fas
 import { backend, basic, build, DEMO_ID, DEMO_ORG, DEMO_SECRET, waitFor } from '../helpers.js'
 import { Clock } from '../../src/clock.js'
 import { testDatabase } from '../pg.js'
-import { clientToken, startServer } from '../reliability/support.js'
+import { clientToken, startServer, type Server } from '../reliability/support.js'
 import { transactionSetup, acct, USER_CONTEXT } from '../transactions/support.js'
 
 type Replicas = [FastifyInstance, FastifyInstance, FastifyInstance]
@@ -166,7 +166,7 @@ if (backend !== 'postgres') {
 
   t.test('three replica processes: one killed with SIGKILL mid-burst loses no acknowledged write, and the others answer every call', async t => {
     const url = await testDatabase(t)
-    const servers = []
+    const servers: Server[] = []
     for (let i = 0; i < 3; i++) servers.push(await startServer(':memory:', { DATABASE_URL: url }))
     t.teardown(() => { for (const s of servers) s.child.kill('SIGKILL') })
     const token = await clientToken(servers[0].base, DEMO_ID, DEMO_SECRET)

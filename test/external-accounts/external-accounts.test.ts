@@ -177,7 +177,7 @@ t.test('a card turns ok after the check delay on the sandbox clock, or by the co
   t.same((await s.call('DELETE', `/core/external-accounts/${first.id}`)).json(), notFound)
   t.equal((await s.call('POST', '/core/external-accounts', { payload: card('4111111111111111') })).statusCode, 201, 'a deleted card can be added again')
 
-  const events = eventsOf(s.app, 'core.external-account.')
+  const events = await eventsOf(s.app, 'core.external-account.')
   t.same(events.map(e => [e.type, (e.data.externalAccount as { id: string, status: string }).id, (e.data.externalAccount as { status: string }).status]).slice(0, 5), [
     ['core.external-account.created', first.id, 'processing'],
     ['core.external-account.created', second.id, 'processing'],
@@ -219,8 +219,8 @@ t.test('the full card number appears in no answer, event or request-log entry', 
   answers.push((await s.call('GET', '/core/external-accounts')).body)
   const log = await s.app.inject({ method: 'GET', url: '/_sandbox/requests?limit=100' })
   t.equal(log.statusCode, 200)
-  const events = JSON.stringify(eventsOf(s.app, 'core.external-account.'))
-  const rows = JSON.stringify(s.app.storage.db.prepare('SELECT * FROM external_accounts').all())
+  const events = JSON.stringify(await eventsOf(s.app, 'core.external-account.'))
+  const rows = JSON.stringify(await s.app.storage.db.prepare('SELECT * FROM external_accounts').all())
   for (const n of ['4111111111111111', '4000000000000002', '5105105105105100']) {
     for (const [what, text] of [['answers', answers.join('\n')], ['request log', log.body], ['events', events], ['stored rows', rows]]) {
       t.notOk(text.includes(n), `${n} is not in the ${what}`)

@@ -29,8 +29,8 @@ t.test('no full card number in the logs, answers, events, rows or request log', 
     answers: answers.join('\n'),
     'log lines': lines.join(''),
     'request log': log.body,
-    events: JSON.stringify(eventsOf(app, 'core.')),
-    rows: JSON.stringify(app.storage.db.prepare('SELECT * FROM external_accounts').all())
+    events: JSON.stringify(await eventsOf(app, 'core.')),
+    rows: JSON.stringify(await app.storage.db.prepare('SELECT * FROM external_accounts').all())
   }
   t.ok(lines.length > 10, 'the log has lines')
   for (const n of numbers) {

@@ -4,8 +4,8 @@ import type { FastifyInstance } from 'fastify'
 export interface RecordedEvent { type: string, data: Record<string, unknown> }
 
 /** The events recorded so far whose type starts with `prefix`, in order. */
-export function eventsOf (app: FastifyInstance, prefix: string): RecordedEvent[] {
-  const rows = app.storage.db.prepare('SELECT type, payload FROM events WHERE type LIKE ? ORDER BY seq').all(`${prefix}%`) as Array<{ type: string, payload: string }>
+export async function eventsOf (app: FastifyInstance, prefix: string): Promise<RecordedEvent[]> {
+  const rows = await app.storage.db.prepare<[string], { type: string, payload: string }>('SELECT type, payload FROM events WHERE type LIKE ? ORDER BY seq').all(`${prefix}%`)
   return rows.map(r => ({ type: r.type, data: (JSON.parse(r.payload) as { data: Record<string, unknown> }).data }))
 }
 

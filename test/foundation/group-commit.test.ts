@@ -1,90 +1,198 @@
-// The group commit: writes queued in one turn of the event loop share a transaction (and its
-// fsync), each is atomic on its own, and none is acknowledged before its commit.
+// The group commit (src/storage/db.ts), on the suite's backend: writes queued in one turn of the
+// event loop share a transaction (and its fsync, or its round of the write lock), one group runs at
+// a time, each write is atomic on its own, none is acknowledged before its commit, a read from
+// outside never sees what may still be rolled back, and a write inside a write joins it.
 import t from 'tap'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import Database from 'better-sqlite3'
-import { groupCommit } from '../../src/storage/db.js'
-import { openStorage } from '../../src/storage/index.js'
+import { groupCommit, isConstraint, type Db } from '../../src/storage/db.js'
+import type { Storage } from '../../src/storage/index.js'
+import { backend, fileDatabasePath, openTestStorage } from '../helpers.js'
 
-function fileStorage (t: { teardown: (fn: () => unknown) => void }): { path: string, storage: ReturnType<typeof openStorage> } {
-  const dir = mkdtempSync(join(tmpdir(), 'group-commit-'))
-  const path = join(dir, 'sandbox.db')
-  const storage = openStorage(path)
-  t.teardown(async () => { await storage.close(); rmSync(dir, { recursive: true, force: true }) })
-  return { path, storage }
+interface Teardown { teardown: (fn: () => unknown) => void }
+
+async function open (t: Teardown, path?: string): Promise<Storage> {
+  const storage = await openTestStorage(t, path)
+  t.teardown(() => storage.close())
+  return storage
 }
 
-const setting = (db: Database.Database, key: string): unknown =>
-  (db.prepare('SELECT value FROM settings WHERE key = ?').get(key) as { value: string } | undefined)?.value
+/** The setting `key`, as the caller's connection sees it (inside a write: the write's own). */
+const setting = async (db: Db, key: string): Promise<string | undefined> =>
+  await db.prepare<[string], string>('SELECT value FROM settings WHERE key = ?').pluck().get(key)
+
+const sleep = async (ms: number): Promise<void> => { await new Promise(resolve => setTimeout(resolve, ms)) }
+
+/** A promise, and what settles it. */
+function signal (): { promise: Promise<void>, done: () => void } {
+  let done!: () => void
+  const promise = new Promise<void>(resolve => { done = resolve })
+  return { promise, done }
+}
+
+/** Counts the commits of `db` (the hooks run once per group that committed). */
+function commits (db: Db): () => number {
+  let count = 0
+  db.afterCommit(() => { count++ })
+  return () => count
+}
 
 t.test('a write is acknowledged only once its group is committed', async t => {
-  const { storage } = fileStorage(t)
-  const insert = storage.db.prepare('INSERT INTO settings (key, value) VALUES (?, ?)')
-  const written = groupCommit(storage.db)(() => insert.run('a', '1').changes)
-  t.equal(setting(storage.db, 'a'), undefined, 'queued, not yet written')
-  t.equal(await written, 1, 'the promise gives the write\'s result')
-  t.equal(storage.db.inTransaction, false, 'committed when acknowledged')
-  t.equal(setting(storage.db, 'a'), '1')
+  const { db } = await open(t)
+  let committed = false
+  db.afterCommit(() => { committed = true })
+  const insert = db.prepare('INSERT INTO settings (key, value) VALUES (?, ?)')
+  const written = groupCommit(db)(async () => (await insert.run('a', '1')).changes)
+  const before = setting(db, 'a')
+  let committedWhenAcknowledged: boolean | undefined
+  const result = await written.then(value => { committedWhenAcknowledged = committed; return value })
+  t.equal(await before, undefined, 'queued, not yet written')
+  t.equal(result, 1, 'the promise gives the write\'s result')
+  t.equal(committedWhenAcknowledged, true, 'committed when acknowledged')
+  t.equal(await setting(db, 'a'), '1')
 })
 
-t.test('the database is the process\'s own: another connection cannot open it while it is open', async t => {
-  const { path } = fileStorage(t)
-  const other = new Database(path, { timeout: 0 })
-  t.teardown(() => other.close())
-  t.throws(() => other.prepare('SELECT COUNT(*) FROM settings').get(), { code: 'SQLITE_BUSY' })
+t.test('writes of one turn share a commit; a write queued while a group runs waits for the next', async t => {
+  const { db } = await open(t)
+  const write = groupCommit(db)
+  const count = commits(db)
+  const insert = db.prepare('INSERT INTO settings (key, value) VALUES (?, ?)')
+  await Promise.all(['a', 'b', 'c'].map(async key => await write(async () => await insert.run(key, '1'))))
+  t.equal(count(), 1, 'three writes of one turn, one commit')
+
+  await write(async () => await insert.run('d', '1'))
+  await write(async () => await insert.run('e', '1'))
+  t.equal(count(), 3, 'writes of later turns, a commit each')
+
+  const order: string[] = []
+  const slow = write(async () => {
+    await insert.run('slow', '1')
+    await sleep(30)
+    order.push('slow')
+  })
+  await sleep(5)
+  const queued = Promise.all(['f', 'g'].map(async key => await write(async () => { await insert.run(key, '1'); order.push(key) })))
+  await Promise.all([slow, queued])
+  t.strictSame(order, ['slow', 'f', 'g'], 'the group running ends before the next starts')
+  t.equal(count(), 5, 'the two queued meanwhile share the next commit')
 })
 
-t.test('writes of one turn share a commit, and a write that throws is undone and refused alone', async t => {
-  const { storage } = fileStorage(t)
-  const write = groupCommit(storage.db)
-  const insert = storage.db.prepare('INSERT INTO settings (key, value) VALUES (?, ?)')
+t.test('a write that throws is undone and refused alone; the others of its group commit', async t => {
+  const { db } = await open(t)
+  const write = groupCommit(db)
+  const count = commits(db)
+  const insert = db.prepare('INSERT INTO settings (key, value) VALUES (?, ?)')
   const seen: boolean[] = []
   const results = await Promise.allSettled([
-    write(() => { seen.push(storage.db.inTransaction); insert.run('a', '1') }),
-    write(() => { insert.run('b', '2'); throw new Error('refused') }),
-    write(() => { seen.push(storage.db.inTransaction); insert.run('c', setting(storage.db, 'a') === '1' ? 'after a' : 'alone') })
+    write(async () => { seen.push(db.inTransaction); await insert.run('a', '1') }),
+    write(async () => { await insert.run('b', '2'); throw new Error('refused') }),
+    write(async () => { seen.push(db.inTransaction); await insert.run('c', await setting(db, 'a') === '1' ? 'after a' : 'alone') })
   ])
   t.same(results.map(r => r.status), ['fulfilled', 'rejected', 'fulfilled'])
   t.match((results[1] as PromiseRejectedResult).reason, { message: 'refused' })
   // The throw made the group run again, each write in its own savepoint.
   t.ok(seen.length >= 2 && seen.every(Boolean), 'each runs inside the group transaction')
-  t.equal(setting(storage.db, 'a'), '1')
-  t.equal(setting(storage.db, 'b'), undefined, 'the refused write left nothing')
-  t.equal(setting(storage.db, 'c'), 'after a', 'a later write sees the earlier ones of its group')
+  t.equal(count(), 1, 'still one commit')
+  t.equal(await setting(db, 'a'), '1')
+  t.equal(await setting(db, 'b'), undefined, 'the refused write left nothing')
+  t.equal(await setting(db, 'c'), 'after a', 'a later write sees the earlier ones of its group')
+})
+
+t.test('a read from outside never sees what the write in progress may still roll back', async t => {
+  const { db } = await open(t)
+  const write = groupCommit(db)
+  const insert = db.prepare('INSERT INTO settings (key, value) VALUES (?, ?)')
+  let committed = false
+  db.afterCommit(() => { committed = true })
+
+  // Written, then refused: the read made meanwhile must not see it.
+  let inserted = signal()
+  const refused = write(async () => {
+    await insert.run('x', '1')
+    inserted.done()
+    await sleep(30)
+    throw new Error('refused')
+  })
+  await inserted.promise
+  t.equal(await setting(db, 'x'), undefined, 'a row that was rolled back was never seen')
+  await t.rejects(refused, /refused/)
+  t.equal(await setting(db, 'x'), undefined)
+
+  // Written, then committed: the read made meanwhile sees it only if the commit came first
+  // (SQLite's reads wait for the group to end; PostgreSQL's see what was committed when they ran).
+  inserted = signal()
+  committed = false
+  const kept = write(async () => {
+    await insert.run('y', '1')
+    inserted.done()
+    await sleep(30)
+  })
+  await inserted.promise
+  const meanwhile = await setting(db, 'y')
+  t.ok(meanwhile === undefined || committed, `seen (${String(meanwhile)}) only once committed`)
+  await kept
+  t.equal(await setting(db, 'y'), '1')
+})
+
+t.test('a write inside a write joins it: it runs at once, and commits or rolls back with it', async t => {
+  const { db } = await open(t)
+  const write = groupCommit(db)
+  const count = commits(db)
+  const insert = db.prepare('INSERT INTO settings (key, value) VALUES (?, ?)')
+
+  const inner: boolean[] = []
+  await write(async () => {
+    await insert.run('outer', '1')
+    const sees = await write(async () => { inner.push(db.inTransaction); await insert.run('inner', '1'); return await setting(db, 'outer') })
+    t.equal(sees, '1', 'the inner write sees the outer one\'s changes')
+  })
+  t.strictSame(inner, [true], 'it ran inside the outer write')
+  t.equal(count(), 1, 'one commit for both')
+  t.equal(await setting(db, 'inner'), '1')
+
+  await t.rejects(write(async () => {
+    await write(async () => await insert.run('inner-2', '1'))
+    throw new Error('refused')
+  }), /refused/)
+  t.equal(await setting(db, 'inner-2'), undefined, 'the outer write refused, the inner one is undone with it')
 })
 
 t.test('a commit that fails refuses every write of its group and keeps none', async t => {
-  const { storage } = fileStorage(t)
-  const write = groupCommit(storage.db)
-  const insert = storage.db.prepare('INSERT INTO settings (key, value) VALUES (?, ?)')
+  const { db } = await open(t)
+  // A foreign key checked only at COMMIT: the whole group's commit fails.
+  await db.exec('CREATE TABLE deferred_child (id TEXT PRIMARY KEY, organization_id TEXT REFERENCES organizations (id) DEFERRABLE INITIALLY DEFERRED)')
+  const write = groupCommit(db)
+  const insert = db.prepare('INSERT INTO settings (key, value) VALUES (?, ?)')
+  const orphan = db.prepare('INSERT INTO deferred_child (id, organization_id) VALUES (?, ?)')
   const results = await Promise.allSettled([
-    write(() => insert.run('kept?', '1')),
-    write(() => {
-      // A foreign key checked only at COMMIT: the whole group's commit fails.
-      storage.db.pragma('defer_foreign_keys = ON')
-      storage.db.prepare('INSERT INTO clients (id, organization_id, secret_salt, secret_hash, scopes, generation, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
-        .run('orphan', 'no-such-organization', 's', 'h', '[]', 'g', 'now')
-    })
+    write(async () => await insert.run('kept?', '1')),
+    write(async () => await orphan.run('orphan', 'no-such-organization'))
   ])
   t.same(results.map(r => r.status), ['rejected', 'rejected'])
-  t.match((results[0] as PromiseRejectedResult).reason, { code: 'SQLITE_CONSTRAINT_FOREIGNKEY' })
-  t.equal(setting(storage.db, 'kept?'), undefined)
-  t.equal(storage.db.inTransaction, false)
-  t.equal(await write(() => insert.run('next', '1').changes), 1, 'the next group commits')
+  t.ok(isConstraint((results[0] as PromiseRejectedResult).reason), 'refused for the foreign key')
+  t.equal(await setting(db, 'kept?'), undefined)
+  t.equal(db.inTransaction, false)
+  t.equal(await write(async () => (await insert.run('next', '1')).changes), 1, 'the next group commits')
 })
 
 t.test('closing the storage commits what is queued', async t => {
-  const dir = mkdtempSync(join(tmpdir(), 'group-commit-'))
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
-  const path = join(dir, 'sandbox.db')
-  const storage = openStorage(path)
+  const path = fileDatabasePath(t)
+  const storage = await openTestStorage(t, path)
   const insert = storage.db.prepare('INSERT INTO settings (key, value) VALUES (?, ?)')
-  const written = groupCommit(storage.db)(() => insert.run('late', 'yes'))
+  const written = groupCommit(storage.db)(async () => await insert.run('late', 'yes'))
   await storage.close()
   await written
-  const reopened = openStorage(path)
-  t.teardown(() => reopened.close())
+  const reopened = await open(t, path)
   t.equal(await reopened.settings.get('late'), 'yes')
 })
+
+// SQLite's exclusive locking mode: one process owns the file. PostgreSQL is a server that replicas
+// share by design, so the check has no meaning there.
+if (backend === 'sqlite') {
+  t.test('the SQLite file is the process\'s own: another connection cannot read it while it is open', async t => {
+    const path = fileDatabasePath(t)
+    await open(t, path)
+    const other = new Database(path, { timeout: 0 })
+    t.teardown(() => other.close())
+    t.throws(() => other.prepare('SELECT COUNT(*) FROM settings').get(), { code: 'SQLITE_BUSY' })
+  })
+}

@@ -5,8 +5,8 @@ const URL = '/partner/kyc-sharing/identify-user'
 const SCOPE = 'partner.kyc-sharing:identify-user'
 
 interface EventRow { organization_id: string, type: string, payload: string }
-const events = (app: Awaited<ReturnType<typeof build>>): EventRow[] =>
-  app.storage.db.prepare('SELECT organization_id, type, payload FROM events ORDER BY seq').all() as EventRow[]
+const events = async (app: Awaited<ReturnType<typeof build>>): Promise<EventRow[]> =>
+  await app.storage.db.prepare<[], EventRow>('SELECT organization_id, type, payload FROM events ORDER BY seq').all()
 
 t.test('an unknown e-mail creates the user (201); the same e-mail in another case finds it (200)', async t => {
   const app = await build(t)
@@ -40,7 +40,7 @@ t.test('a created user records one core.user.created event with the user as data
   const token = await accessToken(app, { scope: SCOPE })
   const res = await app.inject({ method: 'POST', url: URL, headers: bearer(token), payload: { email: 'event@example.com', country: 'GB' } })
   await app.inject({ method: 'POST', url: URL, headers: bearer(token), payload: { email: 'event@example.com', country: 'GB' } })
-  const rows = events(app)
+  const rows = await events(app)
   t.equal(rows.length, 1, 'the second (known) identification records nothing')
   t.equal(rows[0].type, 'core.user.created')
   t.equal(rows[0].organization_id, DEMO_ORG)
@@ -57,7 +57,7 @@ t.test('two identical concurrent requests create exactly one user', async t => {
   t.same(answers.map(a => a.statusCode).sort(), [200, 200, 201])
   t.equal(new Set(answers.map(a => a.json().user.id)).size, 1, 'one id for all')
   t.equal((await app.storage.users.list(DEMO_ORG)).length, 1)
-  t.equal(events(app).length, 1)
+  t.equal((await events(app)).length, 1)
 })
 
 t.test('losing the race to another writer answers 200 with the winner, creating nothing', async t => {
@@ -78,7 +78,7 @@ t.test('losing the race to another writer answers 200 with the winner, creating 
   t.equal(res.statusCode, 200)
   t.same(res.json(), { user: { id: winner, email: 'LATE@EXAMPLE.COM' } })
   t.equal((await app.storage.users.list(DEMO_ORG)).length, 1)
-  t.equal(events(app).length, 0, 'the loser records no event')
+  t.equal((await events(app)).length, 0, 'the loser records no event')
 })
 
 t.test('an unsupported country is 409 country_not_supported, for a known e-mail too', async t => {
@@ -172,7 +172,7 @@ t.test('organizations are isolated: the same e-mail is a different user in each'
   t.equal(b.statusCode, 201, 'unknown in the second organization')
   t.not(a.json().user.id, b.json().user.id)
   t.equal((await app.storage.users.get(other.organizationId, a.json().user.id)), undefined)
-  const rows = events(app)
+  const rows = await events(app)
   t.same(rows.map(r => r.organization_id), [DEMO_ORG, other.organizationId], 'each event belongs to its organization')
 })
 

@@ -14,13 +14,13 @@ t.test('forcing outcomes: events on change, the summary blocked or restricted, 4
   t.equal(res.statusCode, 200, res.body)
   t.match(res.json(), { process: { code: 'identity', status: 'failed' }, summary: { status: 'restricted', reason: 'document-forged' } })
   res = await u.control('POST', `/_sandbox/users/${u.userId}/kyc/identity`, { status: 'failed' })
-  t.same(kycEvents(app, u.userId), ['identity:failed'], 'the same status again records nothing')
+  t.same(await kycEvents(app, u.userId), ['identity:failed'], 'the same status again records nothing')
   res = await u.control('POST', `/_sandbox/users/${u.userId}/kyc/screening`, { status: 'failed' })
   t.same(res.json().summary, { status: 'blocked', reason: 'screening' })
   t.same(res.json().process.output, { result: 'rejected' })
 
   res = await u.control('POST', `/_sandbox/users/${u.userId}/kyc/identity`, { status: 'ok' })
-  t.same(kycEvents(app, u.userId), ['identity:failed', 'screening:failed', 'identity:ok', 'screening:running'], 'identity ok runs screening again')
+  t.same(await kycEvents(app, u.userId), ['identity:failed', 'screening:failed', 'identity:ok', 'screening:running'], 'identity ok runs screening again')
 
   res = await u.control('POST', '/_sandbox/users/3f1c2b4a-5d6e-4f70-8a9b-0c1d2e3f4a5b/kyc/identity', { status: 'ok' })
   t.equal(res.statusCode, 404)
@@ -54,9 +54,9 @@ t.test('KYB onboarding: its event, and the dashboard list', async t => {
   t.equal(res.statusCode, 200, res.body)
   t.match(res.json(), { kyb: { userId: u.userId, status: 'running' } })
   res = await u.control('POST', `/_sandbox/users/${u.userId}/kyb`, { status: 'ok' })
-  t.same(kycEvents(app, u.userId), ['onboarding:running', 'onboarding:ok'])
-  const row = app.storage.db.prepare("SELECT payload FROM events WHERE type = 'core.kyb.onboarding.status-changed' ORDER BY seq DESC LIMIT 1").get() as { payload: string }
-  t.match(JSON.parse(row.payload), { type: 'core.kyb.onboarding.status-changed', data: { status: 'ok', userId: u.userId } })
+  t.same(await kycEvents(app, u.userId), ['onboarding:running', 'onboarding:ok'])
+  const payload = await app.storage.db.prepare<[], string>("SELECT payload FROM events WHERE type = 'core.kyb.onboarding.status-changed' ORDER BY seq DESC LIMIT 1").pluck().get()
+  t.match(JSON.parse(payload!), { type: 'core.kyb.onboarding.status-changed', data: { status: 'ok', userId: u.userId } })
   res = await u.control('POST', '/_sandbox/users/3f1c2b4a-5d6e-4f70-8a9b-0c1d2e3f4a5b/kyb', { status: 'ok' })
   t.equal(res.statusCode, 404)
 
@@ -145,27 +145,27 @@ t.test('reviews owed survive a restart and complete once their time has come', a
   const second = await buildKyc(t, { databasePath, kycReviewDelaySeconds: 30 }, { clock })
   const store = second.storage.store(kycStore)
   await waitFor(async () => (await store.read(DEMO, u.userId))?.processes.email.status === 'ok', { what: 'the review on start' })
-  t.same(kycEvents(second, u.userId), ['email:ok'])
+  t.same(await kycEvents(second, u.userId), ['email:ok'])
 })
 
 t.test('with no review delay, a review completes right after the update', async t => {
   const app = await buildKyc(t, { kycReviewDelaySeconds: 0 })
   const u = await kycUser(t, app)
   await u.patch('profile', PROFILE)
-  await waitFor(() => kycEvents(app, u.userId).includes('screening:ok'), { what: 'screening' })
-  t.same(kycEvents(app, u.userId), ['profile:ok', 'screening:running', 'address:ok', 'screening:ok'])
+  await waitFor(async () => (await kycEvents(app, u.userId)).includes('screening:ok'), { what: 'screening' })
+  t.same(await kycEvents(app, u.userId), ['profile:ok', 'screening:running', 'address:ok', 'screening:ok'])
 })
 
 t.test('deleting a user takes its KYC and the reviews it was owed', async t => {
   const app = await buildKyc(t, { kycReviewDelaySeconds: 5 })
   const u = await kycUser(t, app)
   await u.patch('profile', PROFILE)
-  const owed = (): number => (app.storage.db.prepare('SELECT count(*) AS n FROM kyc_reviews WHERE user_id = ?').get(u.userId) as { n: number }).n
-  t.equal(owed(), 1, 'screening is owed')
+  const owed = async (): Promise<number | undefined> => await app.storage.db.prepare<[string], number>('SELECT count(*) AS n FROM kyc_reviews WHERE user_id = ?').pluck().get(u.userId)
+  t.equal(await owed(), 1, 'screening is owed')
   const res = await u.call('DELETE', '/core/users/me', { review: { reason: 'closure-per-user-request' } })
   t.equal(res.statusCode, 204, res.body)
-  t.equal(owed(), 0)
-  t.equal((app.storage.db.prepare('SELECT count(*) AS n FROM kyc_processes WHERE user_id = ?').get(u.userId) as { n: number }).n, 0)
+  t.equal(await owed(), 0)
+  t.equal(await app.storage.db.prepare('SELECT count(*) AS n FROM kyc_processes WHERE user_id = ?').pluck().get(u.userId), 0)
   const clock = await app.inject({ method: 'POST', url: '/_sandbox/clock', payload: { advanceSeconds: 10 } })
   t.equal(clock.statusCode, 200)
   const forced = await app.inject({ method: 'POST', url: `/_sandbox/users/${u.userId}/kyc/identity`, payload: { status: 'ok' } })

@@ -27,7 +27,7 @@ t.test('the dashboard shows each user\'s KYC and forces an outcome', { skip: wit
   await row.getByLabel('Process').selectOption('screening')
   await row.getByLabel('Outcome').selectOption('failed')
   await row.getByRole('button', { name: 'Force' }).click()
-  await waitFor(() => kycEvents(app, u.userId).includes('screening:failed'), { what: 'the forced outcome' })
+  await waitFor(async () => (await kycEvents(app, u.userId)).includes('screening:failed'), { what: 'the forced outcome' })
   await page.locator(`#kyc tr[data-user-id="${u.userId}"] .kyc-blocked`).waitFor()
   t.pass('the summary shows the user blocked')
   t.same(problems, [], 'no script errors')

@@ -60,8 +60,8 @@ export async function kycUser (t: Assert, app: FastifyInstance, user: Record<str
 export const DEMO = DEMO_ORG
 
 /** The KYC events recorded so far for the user, in order, as `<process>:<status>`. */
-export function kycEvents (app: FastifyInstance, userId: string): string[] {
-  const rows = app.storage.db.prepare("SELECT type, payload FROM events WHERE type LIKE 'core.ky%' ORDER BY seq").all() as Array<{ type: string, payload: string }>
+export async function kycEvents (app: FastifyInstance, userId: string): Promise<string[]> {
+  const rows = await app.storage.db.prepare<[], { type: string, payload: string }>("SELECT type, payload FROM events WHERE type LIKE 'core.ky%' ORDER BY seq").all()
   return rows.map(r => ({ type: r.type, data: JSON.parse(r.payload).data as { userId: string, status: string } }))
     .filter(e => e.data.userId === userId)
     .map(e => `${e.type.split('.')[2]}:${e.data.status}`)

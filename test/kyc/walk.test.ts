@@ -29,7 +29,7 @@ t.test('a user reaches KYC summary ok through the API, each event delivered in o
   /** The step's events: recorded in this order, and each delivered to the receiver. */
   const step = async (name: string, expected: string[]): Promise<void> => {
     const all = [...delivered, ...expected]
-    t.same(kycEvents(app, u.userId), all.filter(e => e !== 'user:created'), `${name}: the events recorded, in order`)
+    t.same(await kycEvents(app, u.userId), all.filter(e => e !== 'user:created'), `${name}: the events recorded, in order`)
     const received = await receiver.waitFor(all.length)
     const types = received.map(r => JSON.parse(r.body) as { type: string, data: { status?: string, userId?: string } })
       .map(e => e.type === 'core.user.created' ? 'user:created' : `${e.type.split('.')[2]}:${e.data.status}`)

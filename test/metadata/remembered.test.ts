@@ -4,9 +4,9 @@
 import t, { type Test } from 'tap'
 import { randomUUID } from 'node:crypto'
 import type { LightMyRequestResponse } from 'fastify'
-import { accessToken, bearer, build, DEMO_ORG, fileDatabasePath, makeUser, onBehalfOf } from '../helpers.js'
+import { accessToken, bearer, build, DEMO_ORG, fileDatabasePath, makeUser, onBehalfOf, openTestStorage } from '../helpers.js'
 import { ALICE, goodFixture } from '../sandbox/fixture-data.js'
-import { openStorage, type Storage } from '../../src/storage/index.js'
+import type { Storage } from '../../src/storage/index.js'
 import type { MetadataRevision } from '../../src/storage/metadata.js'
 
 const SCOPES = 'core.users.metadata:read core.users.metadata:write core.users:act-on-behalf-of'
@@ -121,9 +121,9 @@ t.test('after a restart the first read comes from the database and the next from
 
 type Get = (url: string, extra?: Record<string, string>, as?: string) => Promise<LightMyRequestResponse>
 
-/** A store on an in-memory database with one organization; closed when the test ends. */
+/** A store on a database of its own with one organization; closed when the test ends. */
 async function storeWithOrganization (t: { teardown: (fn: () => unknown) => void }): Promise<{ storage: Storage, org: string }> {
-  const storage = openStorage(':memory:')
+  const storage = await openTestStorage(t)
   t.teardown(() => storage.close())
   const org = '11111111-1111-4111-8111-111111111111'
   await storage.organizations.ensure(org, 'Org', '2030-01-01T00:00:00.000Z')

@@ -1,13 +1,13 @@
 // The metadata store's compare-and-swap: a write lands only on the revision it expects.
 import t from 'tap'
-import { openStorage } from '../../src/storage/index.js'
+import { openTestStorage } from '../helpers.js'
 import type { MetadataRevision } from '../../src/storage/metadata.js'
 
 const ORG = '11111111-1111-4111-8111-111111111111'
 const rev = (value: Record<string, unknown>, tag: string): MetadataRevision => ({ value, json: JSON.stringify(value), etag: tag, updatedAt: '2030-01-01T00:00:00.000Z' })
 
 t.test('replaceIf and deleteIf write only over the expected revision', async t => {
-  const storage = openStorage(':memory:')
+  const storage = await openTestStorage(t)
   t.teardown(() => storage.close())
   await storage.organizations.ensure(ORG, 'Org', '2030-01-01T00:00:00.000Z')
   const ref = { organizationId: ORG, entity: 'users', entityId: 'u1' }
@@ -25,7 +25,7 @@ t.test('replaceIf and deleteIf write only over the expected revision', async t =
 })
 
 t.test('metadata is per organization and per entity type', async t => {
-  const storage = openStorage(':memory:')
+  const storage = await openTestStorage(t)
   t.teardown(() => storage.close())
   await storage.organizations.ensure(ORG, 'Org', '2030-01-01T00:00:00.000Z')
   await storage.metadata.replaceIf({ organizationId: ORG, entity: 'accounts', entityId: 'e1' }, null, rev({ a: 1 }, '"1"'))

@@ -69,8 +69,8 @@ for (const racers of [2, 10]) {
     const use = await fetch(`${base}/core/webhooks/management-link`, { method: 'POST', headers: { authorization: `Bearer ${winner.access_token}` } })
     t.equal(use.status, 201, 'the winner\'s access token is accepted')
 
-    const issued = app.storage.db.prepare('SELECT count(*) AS n FROM refresh_tokens WHERE client_id = ?').get(DEMO_ID) as { n: number }
-    t.equal(issued.n, 2, 'the store holds the first refresh token and exactly one successor')
+    const issued = await app.storage.db.prepare('SELECT count(*) AS n FROM refresh_tokens WHERE client_id = ?').pluck().get(DEMO_ID)
+    t.equal(issued, 2, 'the store holds the first refresh token and exactly one successor')
     const again = await fetch(`${base}/core/oauth2/token`, form({ grant_type: 'refresh_token', refresh_token: refreshToken }))
     t.equal(again.status, 400, 'the raced token stays used')
     t.equal((await again.json()).error, 'invalid_grant')
@@ -100,12 +100,12 @@ async function identify (base: string, token: string, email: string): Promise<An
 }
 
 /** Users and core.user.created events stored for an e-mail address (any case). */
-function stored (app: FastifyInstance, email: string): { users: number, events: number } {
+async function stored (app: FastifyInstance, email: string): Promise<{ users: number, events: number }> {
   const { db } = app.storage
-  const users = db.prepare('SELECT count(*) AS n FROM users WHERE organization_id = ? AND email_key = ?').get(DEMO_ORG, email.toLowerCase()) as { n: number }
-  const events = db.prepare("SELECT payload FROM events WHERE organization_id = ? AND type = 'core.user.created'").all(DEMO_ORG) as Array<{ payload: string }>
-  const mine = events.filter(e => (JSON.parse(e.payload) as { data: { user: { email: string } } }).data.user.email.toLowerCase() === email.toLowerCase())
-  return { users: users.n, events: mine.length }
+  const users = await db.prepare<[string, string], number>('SELECT count(*) AS n FROM users WHERE organization_id = ? AND email_key = ?').pluck().get(DEMO_ORG, email.toLowerCase())
+  const events = await db.prepare<[string], string>("SELECT payload FROM events WHERE organization_id = ? AND type = 'core.user.created'").pluck().all(DEMO_ORG)
+  const mine = events.filter(e => (JSON.parse(e) as { data: { user: { email: string } } }).data.user.email.toLowerCase() === email.toLowerCase())
+  return { users: users!, events: mine.length }
 }
 
 t.test('10 parallel POST /core/users with one e-mail (in any case): one 201, nine 409, one user, one event', async t => {
@@ -120,7 +120,7 @@ t.test('10 parallel POST /core/users with one e-mail (in any case): one 201, nin
   const refused = answers.filter(a => a.status === 409)
   t.equal(refused.length, 9, 'every other one is 409')
   for (const r of refused) t.equal(r.body.code, 'email_already_exists')
-  t.same(stored(app, email), { users: 1, events: 1 }, 'one user and one core.user.created are stored')
+  t.same(await stored(app, email), { users: 1, events: 1 }, 'one user and one core.user.created are stored')
 })
 
 t.test('10 parallel identify-user calls for an unknown e-mail: one 201, nine 200 with the same user', async t => {
@@ -134,7 +134,7 @@ t.test('10 parallel identify-user calls for an unknown e-mail: one 201, nine 200
   t.same(answers.map(a => a.status).sort(), [200, 200, 200, 200, 200, 200, 200, 200, 200, 201], 'one creation, nine finds')
   const ids = new Set(answers.map(a => (a.body.user as { id: string }).id))
   t.equal(ids.size, 1, 'every answer names the same user')
-  t.same(stored(app, email), { users: 1, events: 1 }, 'one user and one core.user.created are stored')
+  t.same(await stored(app, email), { users: 1, events: 1 }, 'one user and one core.user.created are stored')
 })
 
 t.test('POST /core/users and identify-user racing for one e-mail create one user', async t => {
@@ -153,5 +153,5 @@ t.test('POST /core/users and identify-user racing for one e-mail create one user
   for (const i of identified.filter(a => a.status !== 201)) t.equal(i.status, 200, 'identify finds the user the winner created')
   const ids = new Set([...posts, ...identified].filter(a => a.status < 300).map(a => (a.body.user as { id: string }).id))
   t.equal(ids.size, 1, 'every success names the same user')
-  t.same(stored(app, email), { users: 1, events: 1 })
+  t.same(await stored(app, email), { users: 1, events: 1 })
 })

@@ -545,7 +545,7 @@ async function fuzz (t: Test, overrides: Partial<Config>, runs: number, checkSam
       t.ok(res.status >= 200 && res.status < 300, `the sample of ${r.method} ${r.path} gets through`, { status: res.status, body: res.body.slice(0, 300) })
     }
   }
-  app.faults.clear()
+  await app.faults.clear()
   app.clock.set(instant)
   app.clock.freeze(true)
   world = await makeWorld(app, hookUrl)
@@ -561,7 +561,7 @@ async function fuzz (t: Test, overrides: Partial<Config>, runs: number, checkSam
     if (typeof res.headers.etag === 'string' && sent.url.includes('/users/')) world.etagA = res.headers.etag
   }).afterEach(async () => {
     // Undo what a run may have done to the sandbox as a whole, so the next run plays in the same world.
-    app.faults.clear()
+    await app.faults.clear()
     app.clock.set(instant)
     app.clock.freeze(true)
     if (!await standing(app, world)) world = await makeWorld(app, hookUrl)

@@ -180,15 +180,16 @@ t.test('each organization\'s events reach its own receiver only', async t => {
 
   // Every message of both organizations is delivered before the receivers are read.
   const { db } = app.storage
-  await until(() => (db.prepare("SELECT count(*) AS n FROM webhook_messages WHERE status != 'delivered'").get() as { n: number }).n === 0 ? true : undefined, 'deliveries')
+  const undelivered = db.prepare<[], number>("SELECT count(*) AS n FROM webhook_messages WHERE status != 'delivered'").pluck()
+  await until(async () => await undelivered.get() === 0 ? true : undefined, 'deliveries')
   await until(() => a.hooks.deliveries.length >= 1 && b.hooks.deliveries.length >= 2 ? true : undefined, 'receivers')
 
   const emails = (r: Receiver): string[] => r.deliveries.map(d => (JSON.parse(d.body) as { data: { user: { email: string } } }).data.user.email).sort()
   t.same(emails(a.hooks), ['second-alpha@example.com'], 'A\'s receiver got A\'s event only')
   t.same(emails(b.hooks), ['second-bravo@example.com', 'third-bravo@example.com'], 'B\'s receiver got B\'s events only')
-  const crossed = db.prepare(`SELECT count(*) AS n FROM webhook_messages m JOIN webhook_endpoints e ON e.id = m.endpoint_id
-    WHERE m.organization_id != e.organization_id`).get() as { n: number }
-  t.equal(crossed.n, 0, 'no message was ever addressed to another organization\'s endpoint')
+  const crossed = await db.prepare(`SELECT count(*) AS n FROM webhook_messages m JOIN webhook_endpoints e ON e.id = m.endpoint_id
+    WHERE m.organization_id != e.organization_id`).pluck().get()
+  t.equal(crossed, 0, 'no message was ever addressed to another organization\'s endpoint')
 })
 
 t.test('resetting one organization leaves the other whole', async t => {

@@ -4,15 +4,16 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
-import { accessToken, basic, bearer, build, DEMO_ORG, makeUser, onBehalfOf, tokenRequest } from '../helpers.js'
+import { accessToken, basic, bearer, build, DEMO_ORG, fileDatabasePath, makeUser, onBehalfOf, tokenRequest } from '../helpers.js'
 import { ACCOUNT, ALICE, BOB, ORG, goodFixture } from './fixture-data.js'
 import { accountsStore } from '../../src/accounts/store.js'
 
 const load = (app: FastifyInstance, payload: unknown) => app.inject({ method: 'POST', url: '/_sandbox/fixtures', payload: payload as object })
-const count = (app: FastifyInstance, table: string): number => (app.storage.db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n
+const count = async (app: FastifyInstance, table: string): Promise<number | undefined> => await app.storage.db.prepare<[], number>(`SELECT COUNT(*) AS n FROM ${table}`).pluck().get()
 
-function snapshot (app: FastifyInstance): Record<string, number> {
-  return Object.fromEntries(['organizations', 'users', 'clients', 'entities', 'metadata', 'events'].map(table => [table, count(app, table)]))
+async function snapshot (app: FastifyInstance): Promise<Record<string, number | undefined>> {
+  const tables = ['organizations', 'users', 'clients', 'entities', 'metadata', 'events']
+  return Object.fromEntries(await Promise.all(tables.map(async table => [table, await count(app, table)] as const)))
 }
 
 t.test('a fixture loads everything at once and answers what it created', async t => {
@@ -34,11 +35,11 @@ t.test('a fixture loads everything at once and answers what it created', async t
   t.match((await app.storage.users.get(DEMO_ORG, BOB))?.record, { primaryCitizenship: 'US', address: { country: 'US' } })
   // Accounts are the accounts area's records, made by the fixture as real accounts.
   t.match(await app.storage.store(accountsStore).get(ORG, ACCOUNT), { userId: ALICE, organizationId: ORG })
-  const row = app.storage.db.prepare('SELECT body, etag, organization_id AS org FROM metadata WHERE entity_type = ? AND entity_id = ?').get('users', ALICE) as { body: string, etag: string, org: string }
+  const row = (await app.storage.db.prepare<[string, string], { body: string, etag: string, org: string }>('SELECT body, etag, organization_id AS org FROM metadata WHERE entity_type = ? AND entity_id = ?').get('users', ALICE))!
   t.same(JSON.parse(row.body), { tier: 'gold' })
   t.match(row.etag, /^"[0-9a-f]{64}"$/)
   t.equal(row.org, ORG)
-  t.equal(count(app, 'events'), 0, 'a fixture records no events')
+  t.equal(await count(app, 'events'), 0, 'a fixture records no events')
 
   const ci = await tokenRequest(app, { grant_type: 'client_credentials' }, basic('acme-ci', 'acme-ci-secret'))
   t.equal(ci.statusCode, 200)
@@ -62,7 +63,7 @@ t.test('fixture metadata is what the metadata API serves', async t => {
 t.test('a bad fixture is refused with every bad path, and nothing is loaded', async t => {
   const app = await build(t)
   const taken = await makeUser(app, DEMO_ORG, 'taken@example.com')
-  const before = snapshot(app)
+  const before = await snapshot(app)
   const unknownOrg = randomUUID()
   const bad = {
     organizations: [{ id: ORG }, { id: ORG }],
@@ -106,14 +107,14 @@ t.test('a bad fixture is refused with every bad path, and nothing is loaded', as
     'metadata.2.entityId unique',
     'metadata.2.organizationId match'
   ])
-  t.same(snapshot(app), before, 'nothing was loaded')
+  t.same(await snapshot(app), before, 'nothing was loaded')
   t.notOk(await app.storage.organizations.get(ORG))
   t.notOk(await app.clients.get('c2'))
 })
 
 t.test('schema violations come first, with their paths; nothing is loaded', async t => {
   const app = await build(t)
-  const before = snapshot(app)
+  const before = await snapshot(app)
   const res = await load(app, {
     organizations: [{ id: ORG }],
     users: [{ email: 'ok@example.com' }, { email: 'not-an-email', primaryCitizenship: 'ZZ' }],
@@ -127,7 +128,7 @@ t.test('schema violations come first, with their paths; nothing is loaded', asyn
     t.ok(props.includes(expected), expected)
   }
   t.ok(props.some(p => p.startsWith('entities.0.type')), 'entities.0.type')
-  t.same(snapshot(app), before)
+  t.same(await snapshot(app), before)
   t.equal((await load(app, [])).statusCode, 400)
 })
 
@@ -160,7 +161,7 @@ t.test('SEED_FILE loads at start, once per database; a full reset brings it back
   t.notOk(await app.clients.get('extra'), 'what came after the seed is gone')
 
   // A restart on the same database does not load it again (it would conflict with itself).
-  const db = join(dir, 'sandbox.db')
+  const db = fileDatabasePath(t)
   const first = await build(t, { seedFile: file, databasePath: db })
   t.ok(await first.storage.users.get(ORG, ALICE))
   await first.close()

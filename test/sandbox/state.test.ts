@@ -8,15 +8,35 @@ import { ledgerStore } from '../../src/transactions/store.js'
 import { accountsStore } from '../../src/accounts/store.js'
 import { externalAccountsStore } from '../../src/external-accounts/store.js'
 
-const KEPT = new Set(['settings', 'migrations'])
+// Kept by a reset: the signing key and friends, the migration record, the replicas' shared state,
+// the request log (a reset keeps it).
+const KEPT = new Set(['settings', 'migrations', 'shared_state', 'sandbox_request_log'])
 
-function tables (app: FastifyInstance): string[] {
-  return (app.storage.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all() as Array<{ name: string }>)
-    .map(r => r.name).filter(n => !KEPT.has(n))
+// The schema as each backend describes it: SQLite's own catalogue, PostgreSQL's (the current schema).
+async function tables (app: FastifyInstance): Promise<string[]> {
+  const names = await app.storage.db.prepare<[], string>({
+    sqlite: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'",
+    postgres: "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'"
+  }).pluck().all()
+  return names.filter(n => !KEPT.has(n))
 }
-const count = (app: FastifyInstance, table: string, organizationId?: string): number =>
-  (app.storage.db.prepare(`SELECT COUNT(*) AS n FROM "${table}"${organizationId === undefined ? '' : ' WHERE organization_id = ?'}`)
-    .get(...(organizationId === undefined ? [] : [organizationId])) as { n: number }).n
+const columns = async (app: FastifyInstance, table: string): Promise<string[]> =>
+  await app.storage.db.prepare<[string], string>({
+    sqlite: 'SELECT name FROM pragma_table_info(?)',
+    postgres: 'SELECT column_name AS name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = ?'
+  }).pluck().all(table)
+/** The table's foreign keys: the table each refers to, and what a delete there does here. */
+const foreignKeys = async (app: FastifyInstance, table: string): Promise<Array<{ table: string, on_delete: string }>> =>
+  await app.storage.db.prepare<[string], { table: string, on_delete: string }>({
+    sqlite: 'SELECT "table", on_delete FROM pragma_foreign_key_list(?)',
+    postgres: `SELECT f.relname AS "table",
+        CASE c.confdeltype WHEN 'c' THEN 'CASCADE' WHEN 'n' THEN 'SET NULL' WHEN 'd' THEN 'SET DEFAULT' WHEN 'r' THEN 'RESTRICT' ELSE 'NO ACTION' END AS on_delete
+      FROM pg_constraint c JOIN pg_class r ON r.oid = c.conrelid JOIN pg_class f ON f.oid = c.confrelid
+      WHERE c.contype = 'f' AND r.relname = ? AND r.relnamespace = CAST(current_schema() AS regnamespace)`
+  }).all(table)
+const count = async (app: FastifyInstance, table: string, organizationId?: string): Promise<number | undefined> =>
+  await app.storage.db.prepare<unknown[], number>(`SELECT COUNT(*) AS n FROM "${table}"${organizationId === undefined ? '' : ' WHERE organization_id = ?'}`)
+    .pluck().get(...(organizationId === undefined ? [] : [organizationId]))
 
 const withProbe = {
   plugins: [async (p: FastifyInstance) => {
@@ -31,28 +51,29 @@ t.test('every table of organization data is reached from its organization, so a 
   let changed = true
   while (changed) {
     changed = false
-    for (const table of tables(app)) {
+    for (const table of await tables(app)) {
       if (reached.has(table)) continue
-      const columns = app.storage.db.prepare(`PRAGMA table_info("${table}")`).all() as Array<{ name: string }>
-      const keys = app.storage.db.prepare(`PRAGMA foreign_key_list("${table}")`).all() as Array<{ table: string, on_delete: string }>
-      if (columns.some(c => c.name === 'organization_id') || keys.some(k => reached.has(k.table) && k.on_delete === 'CASCADE')) {
+      const keys = await foreignKeys(app, table)
+      if ((await columns(app, table)).includes('organization_id') || keys.some(k => reached.has(k.table) && k.on_delete === 'CASCADE')) {
         reached.add(table)
         changed = true
       }
     }
   }
-  // Sandbox-wide state: seeds, and the catalogue (its fixture entries and pinned prices).
-  const global = new Set(['sandbox_seeds', 'catalogue_entries', 'catalogue_pins', 'catalogue_version', 'cooldown_scan'])
-  for (const table of tables(app)) {
+  // Sandbox-wide state: seeds, fault rules, and the catalogue (its fixture entries and pinned prices).
+  const global = new Set(['sandbox_seeds', 'sandbox_faults', 'catalogue_entries', 'catalogue_pins', 'catalogue_version', 'cooldown_scan'])
+  const all = await tables(app)
+  t.ok(all.includes('users') && all.includes('organizations'), 'the tables are listed')
+  for (const table of all) {
     if (!global.has(table)) t.ok(reached.has(table), `${table} is reached from organizations`)
   }
-  for (const table of tables(app)) {
-    const keys = app.storage.db.prepare(`PRAGMA foreign_key_list("${table}")`).all() as Array<{ table: string, on_delete: string }>
+  for (const table of all) {
+    const keys = await foreignKeys(app, table)
     for (const k of keys.filter(k => k.table === 'organizations')) t.equal(k.on_delete, 'CASCADE', `${table} cascades from organizations`)
   }
 })
 
-t.test('a full reset wipes every table but settings, re-creates the demo client and revokes earlier tokens', async t => {
+t.test('a full reset wipes every table but settings and the shared state, re-creates the demo client and revokes earlier tokens', async t => {
   const app = await build(t, {}, withProbe)
   t.equal((await app.inject({ method: 'POST', url: '/_sandbox/fixtures', payload: goodFixture })).statusCode, 201)
   await makeClient(app)
@@ -64,9 +85,9 @@ t.test('a full reset wipes every table but settings, re-creates the demo client 
   t.equal(res.statusCode, 204)
   t.equal(res.body, '')
 
-  for (const table of tables(app)) {
+  for (const table of await tables(app)) {
     const expected = table === 'organizations' || table === 'clients' ? 1 : 0
-    t.equal(count(app, table), expected, `${table} holds ${expected}`)
+    t.equal(await count(app, table), expected, `${table} holds ${expected}`)
   }
   t.equal(await app.storage.settings.get('jwt.hs256.key'), key, 'the signing key is kept')
   t.match(await app.clients.get(DEMO_ID), { organizationId: DEMO_ORG, refreshTokens: true })
@@ -83,27 +104,26 @@ t.test('a reset of one organization removes it and everything in it, and nothing
   t.equal((await app.inject({ method: 'POST', url: '/_sandbox/fixtures', payload: goodFixture })).statusCode, 201)
   const token = await accessToken(app, { clientId: 'acme-ci', secret: 'acme-ci-secret' })
   t.ok(token)
-  t.ok(count(app, 'refresh_tokens', ORG) > 0, 'a refresh token is stored for the organization')
+  t.ok(((await count(app, 'refresh_tokens', ORG)) ?? 0) > 0, 'a refresh token is stored for the organization')
   const other = await makeClient(app)
   await makeUser(app, other.organizationId)
-  const demoUsers = count(app, 'users', DEMO_ORG)
+  const demoUsers = await count(app, 'users', DEMO_ORG)
 
   const res = await app.inject({ method: 'POST', url: '/_sandbox/reset', payload: { organizationId: ORG } })
   t.equal(res.statusCode, 204)
-  for (const table of tables(app)) {
-    const columns = app.storage.db.prepare(`PRAGMA table_info("${table}")`).all() as Array<{ name: string }>
-    if (columns.some(c => c.name === 'organization_id')) t.equal(count(app, table, ORG), 0, `${table} has nothing of the organization`)
+  for (const table of await tables(app)) {
+    if ((await columns(app, table)).includes('organization_id')) t.equal(await count(app, table, ORG), 0, `${table} has nothing of the organization`)
   }
   t.notOk(await app.storage.organizations.get(ORG))
   t.notOk(await app.clients.get('acme-ci'), 'the client cache forgot it too')
   t.ok(await app.clients.get(other.clientId), 'another organization is untouched')
-  t.equal(count(app, 'users', other.organizationId), 1)
-  t.equal(count(app, 'users', DEMO_ORG), demoUsers)
+  t.equal(await count(app, 'users', other.organizationId), 1)
+  t.equal(await count(app, 'users', DEMO_ORG), demoUsers)
   t.ok(await app.clients.get(DEMO_ID))
 
   const demo = await app.inject({ method: 'POST', url: '/_sandbox/reset', payload: { organizationId: DEMO_ORG } })
   t.equal(demo.statusCode, 204)
-  t.equal(count(app, 'users', DEMO_ORG), 0)
+  t.equal(await count(app, 'users', DEMO_ORG), 0)
   t.ok(await app.clients.get(DEMO_ID), 'resetting the demo organization brings the demo client back')
   t.equal((await app.inject({ method: 'POST', url: '/_sandbox/reset', payload: { organizationId: randomUUID() } })).statusCode, 204)
   t.equal((await app.inject({ method: 'POST', url: '/_sandbox/reset', payload: { organizationId: 'nope' } })).statusCode, 400)

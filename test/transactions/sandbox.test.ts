@@ -92,8 +92,8 @@ t.test('the entities fixture key: real deposits, with postings, and no events', 
   const list = await app.inject({ method: 'GET', url: `/core/accounts/${account.id}/transactions`, headers: { ...bearer(token), ...onBehalfOf(userId) } })
   t.same(list.json().transactions.map((x: { id: string, status: string }) => x.status), ['completed', 'completed'])
   t.same(list.json().transactions.map((x: { id: string }) => x.id).sort(), [...ids].sort())
-  const events = app.storage.db.prepare("SELECT count(*) AS n FROM events WHERE type LIKE 'core.transaction.%' OR type = 'core.account.balance-changed'").get() as { n: number }
-  t.equal(events.n, 0, 'a fixture records no events')
+  const events = await app.storage.db.prepare("SELECT count(*) AS n FROM events WHERE type LIKE 'core.transaction.%' OR type = 'core.account.balance-changed'").pluck().get()
+  t.equal(events, 0, 'a fixture records no events')
 
   const clash = await app.inject({ method: 'POST', url: '/_sandbox/fixtures', payload: { entities: [{ id: ids[0], type: 'transactions', userId }] } })
   t.equal(clash.statusCode, 400, 'an id taken by a transaction is a violation')

@@ -33,7 +33,7 @@ async function setup (t: Parameters<typeof build>[0], overrides = {}) {
 const usersOf = async (app: FastifyInstance, org = DEMO_ORG) => app.storage.users.list(org)
 // The outbox itself: the webhook dispatcher may already have handed an event on (it stays, marked).
 const createdEvents = async (app: FastifyInstance) =>
-  (app.storage.db.prepare("SELECT id, organization_id, payload FROM events WHERE type = 'core.user.created' ORDER BY seq").all() as Array<{ id: string, organization_id: string, payload: string }>)
+  (await app.storage.db.prepare<[], { id: string, organization_id: string, payload: string }>("SELECT id, organization_id, payload FROM events WHERE type = 'core.user.created' ORDER BY seq").all())
     .map(r => ({ id: r.id, organizationId: r.organization_id, payload: JSON.parse(r.payload) as Record<string, unknown> }))
 
 t.test('a valid body creates the user: 201 { user }, stored, and core.user.created in the outbox', async t => {

@@ -41,11 +41,11 @@ async function setup (t: Test) {
   return { app, token, call, createUser }
 }
 
-const events = (app: FastifyInstance, type: string): Array<Record<string, unknown>> =>
-  (app.storage.db.prepare('SELECT payload FROM events WHERE type = ? ORDER BY seq').all(type) as Array<{ payload: string }>).map(r => JSON.parse(r.payload))
+const events = async (app: FastifyInstance, type: string): Promise<Array<Record<string, unknown>>> =>
+  (await app.storage.db.prepare<[string], string>('SELECT payload FROM events WHERE type = ? ORDER BY seq').pluck().all(type)).map(payload => JSON.parse(payload) as Record<string, unknown>)
 
-const count = (app: FastifyInstance, sql: string, ...params: string[]): number =>
-  (app.storage.db.prepare(sql).pluck().get(...params) as number)
+const count = async (app: FastifyInstance, sql: string, ...params: string[]): Promise<number | undefined> =>
+  await app.storage.db.prepare<string[], number>(sql).pluck().get(...params)
 
 t.test('get the user: the stored record, individual or business', async t => {
   const { app, call, createUser } = await setup(t)
@@ -105,7 +105,7 @@ t.test('delete the user: 204, core.user.deleted with the user as it was, and eve
   const res = await call('DELETE', '/core/users/me', { headers: as, payload: REVIEW })
   t.equal(res.statusCode, 204)
   t.equal(res.body, '')
-  const deleted = events(app, 'core.user.deleted')
+  const deleted = await events(app, 'core.user.deleted')
   t.equal(deleted.length, 1)
   t.match(deleted[0], { id: UUID_RE, type: 'core.user.deleted', createdAt: app.clock.iso() })
   t.same(deleted[0].data, { user })
@@ -119,10 +119,10 @@ t.test('delete the user: 204, core.user.deleted with the user as it was, and eve
   const again = await call('DELETE', '/core/users/me', { headers: as, payload: REVIEW })
   t.equal(again.statusCode, 404)
   t.same(again.json(), gone)
-  t.equal(count(app, 'SELECT count(*) FROM users WHERE id = ?', user.id), 0)
-  t.equal(count(app, 'SELECT count(*) FROM metadata WHERE entity_id IN (?, ?, ?)', user.id, file.id, account), 0, 'the user\'s, the file\'s and the account\'s metadata')
-  t.equal(count(app, 'SELECT count(*) FROM files WHERE user_id = ?', user.id), 0)
-  t.equal(count(app, 'SELECT count(*) FROM entities WHERE user_id = ?', user.id), 0)
+  t.equal(await count(app, 'SELECT count(*) FROM users WHERE id = ?', user.id), 0)
+  t.equal(await count(app, 'SELECT count(*) FROM metadata WHERE entity_id IN (?, ?, ?)', user.id, file.id, account), 0, 'the user\'s, the file\'s and the account\'s metadata')
+  t.equal(await count(app, 'SELECT count(*) FROM files WHERE user_id = ?', user.id), 0)
+  t.equal(await count(app, 'SELECT count(*) FROM entities WHERE user_id = ?', user.id), 0)
   t.equal((await call('GET', `/core/files/${kept.id as string}`, { headers: onBehalfOf(other.id) })).statusCode, 200, 'other users keep theirs')
   t.equal((await call('GET', '/core/users/me', { headers: onBehalfOf(other.id) })).statusCode, 200)
 })
@@ -164,7 +164,7 @@ t.test('delete the user: 409 while the ledger reports a balance or pending trans
   const pending = await call('DELETE', '/core/users/me', { headers: as, payload: REVIEW })
   t.equal(pending.statusCode, 409)
   t.same(pending.json(), { code: 'user_has_pending_transactions', message: 'The user has pending transactions and cannot be deleted' })
-  t.equal(events(app, 'core.user.deleted').length, 0)
+  t.equal((await events(app, 'core.user.deleted')).length, 0)
   holdings = { hasBalance: false, hasPendingTransactions: false }
   t.equal((await call('DELETE', '/core/users/me', { headers: as, payload: REVIEW })).statusCode, 204)
 })

@@ -55,7 +55,7 @@ t.test('the link token is stored only as a hash and never logged', async t => {
   t.equal(endpoints.statusCode, 200)
   // Request lines are written in a batch after their requests are answered: wait for the last one.
   await waitFor(() => lines.join('').includes(String(endpoints.headers[REQUEST_ID])), { what: 'the request line of the portal API call' })
-  const rows = app.storage.db.prepare('SELECT * FROM management_links').all()
+  const rows = await app.storage.db.prepare('SELECT * FROM management_links').all()
   t.equal(rows.length, 1)
   t.notOk(JSON.stringify(rows).includes(link.token), 'no row holds the token')
   const paths = lines.join('').split('\n').filter(line => line !== '').map(line => (JSON.parse(line) as { path?: string }).path)
@@ -79,7 +79,7 @@ t.test('the scope and a client subject are required', async t => {
   const asUser = await app.inject({ method: 'POST', url: URL, headers: { ...bearer(both), ...onBehalfOf(user.id) } })
   t.equal(asUser.statusCode, 403)
   t.equal(asUser.json().code, 'token_subject_not_allowed')
-  t.same(app.storage.db.prepare('SELECT COUNT(*) AS n FROM management_links').get(), { n: 0 })
+  t.same(await app.storage.db.prepare('SELECT COUNT(*) AS n FROM management_links').get(), { n: 0 })
 })
 
 t.test('the page works until expiresAt, then answers 410 with the expired page', async t => {

@@ -2,10 +2,13 @@
 // WEBHOOK_RETENTION_SECONDS ago are pruned; pending messages, retries included, and recent rows stay.
 import t from 'tap'
 import type { FastifyInstance } from 'fastify'
-import { build, fileDatabasePath } from '../helpers.js'
-import { buildApp } from '../../src/app.js'
-import { testConfig } from '../../src/config.js'
+import { backend, build, fileDatabasePath } from '../helpers.js'
+import { testDatabase } from '../pg.js'
 import { Clock } from '../../src/clock.js'
+import { openPostgres, openSqlite, type Db } from '../../src/storage/db.js'
+import { migrate } from '../../src/storage/migrate.js'
+import { migrations as core } from '../../src/storage/core-migrations.js'
+import { migrations } from '../../src/webhooks/migrations.js'
 import { Retention } from '../../src/webhooks/retention.js'
 import { webhooksStore } from '../../src/webhooks/store.js'
 import { closedPort, managementLink, startReceiver, until, type MessageJson } from './support.js'
@@ -15,8 +18,8 @@ const HOUR = 3600
 const messages = async (app: FastifyInstance): Promise<MessageJson[]> =>
   (await app.inject({ method: 'GET', url: '/_sandbox/webhooks/messages?limit=100' })).json().messages
 
-const attemptRows = (app: FastifyInstance): number =>
-  (app.storage.db.prepare('SELECT COUNT(*) AS n FROM webhook_attempts').get() as { n: number }).n
+const attemptRows = async (app: FastifyInstance): Promise<number | undefined> =>
+  await app.storage.db.prepare<[], number>('SELECT COUNT(*) AS n FROM webhook_attempts').pluck().get()
 
 async function endpoint (app: FastifyInstance, url: string): Promise<string> {
   return (await app.inject({ method: 'POST', url: '/_sandbox/webhooks/endpoints', payload: { url } })).json().endpoint.id
@@ -50,7 +53,7 @@ t.test('pruning removes old settled messages with their attempts and old expired
   const recentDelivered = await testEvent(app, good)
   const recentRetrying = await testEvent(app, good)
   const liveLink = await managementLink(app)
-  t.equal(attemptRows(app), 4)
+  t.equal(await attemptRows(app), 4)
 
   // At t0 + 2 h 5 min, with one hour of retention: what settled or expired before t0 + 65 min goes.
   app.clock.advance(55 * 60)
@@ -61,7 +64,7 @@ t.test('pruning removes old settled messages with their attempts and old expired
   t.notOk(left.some(m => m.id === oldDelivered))
   t.match(left.find(m => m.id === retrying), { status: 'pending', attempts: [{ statusCode: null }] }, 'an old pending retry stays')
   t.match(left.find(m => m.id === recentRetrying), { status: 'pending', attempts: [{ statusCode: 500 }] })
-  t.equal(attemptRows(app), 3, 'its attempt went with it')
+  t.equal(await attemptRows(app), 3, 'its attempt went with it')
 
   t.equal((await app.inject({ method: 'GET', url: oldLink.path })).statusCode, 401, 'a link expired beyond retention is now unknown')
   t.equal((await app.inject({ method: 'GET', url: recentlyExpiredLink.path })).statusCode, 410, 'a recently expired link still answers expired')
@@ -97,30 +100,38 @@ t.test('the sandbox prunes at start, and periodically', async t => {
   const path = fileDatabasePath(t)
   const clock = new Clock()
   clock.freeze(true)
-  const first = await buildApp({ config: testConfig({ databasePath: path, webhookRetentionSeconds: HOUR }), clock })
+  const first = await build(t, { databasePath: path, webhookRetentionSeconds: HOUR }, { clock })
   const receiver = await startReceiver(t)
   await testEvent(first, await endpoint(first, receiver.url))
   await first.close()
 
   clock.advance(2 * HOUR)
-  const second = await buildApp({ config: testConfig({ databasePath: path, webhookRetentionSeconds: HOUR }), clock })
-  t.teardown(() => second.close())
+  const second = await build(t, { databasePath: path, webhookRetentionSeconds: HOUR }, { clock })
   await until(async () => (await messages(second)).length === 0 ? true : undefined, 'the start-up prune')
   t.pass('pruned at start')
   t.equal(retention(second).intervalMs, 900_000, 'every quarter of the retention when under an hour')
   t.equal(new Retention({ store: second.storage.store(webhooksStore), clock, log: second.log, retentionSeconds: 7 * 24 * HOUR }).intervalMs, 3_600_000, 'else hourly')
 })
 
-t.test('the migration dates messages settled before it by their last attempt', async t => {
-  const { default: Database } = await import('better-sqlite3')
-  const { migrate } = await import('../../src/storage/migrate.js')
-  const { migrations: core } = await import('../../src/storage/core-migrations.js')
-  const { migrations } = await import('../../src/webhooks/migrations.js')
-  const named = [...core.map(m => ({ ...m, name: `core/${m.name}` })), ...migrations.map(m => ({ ...m, name: `webhooks/${m.name}` }))]
-  const db = new Database(':memory:')
+/** A database with nothing in it, on the suite's backend, closed when the test ends. */
+async function emptyDb (t: { teardown: (fn: () => unknown) => void }): Promise<Db> {
+  let db: Db
+  if (backend === 'postgres') {
+    db = openPostgres({ url: await testDatabase(t) })
+    // The test databases are copies of a migrated template: emptied here.
+    await db.exec('DROP SCHEMA public CASCADE; CREATE SCHEMA public')
+  } else {
+    db = openSqlite(':memory:')
+  }
   t.teardown(() => db.close())
-  migrate(db, named.filter(m => m.name !== 'webhooks/002-rotation-retention'))
-  db.exec(`
+  return db
+}
+
+t.test('the migration dates messages settled before it by their last attempt', async t => {
+  const named = [...core.map(m => ({ ...m, name: `core/${m.name}` })), ...migrations.map(m => ({ ...m, name: `webhooks/${m.name}` }))]
+  const db = await emptyDb(t)
+  await migrate(db, named.filter(m => m.name !== 'webhooks/002-rotation-retention'))
+  await db.exec(`
     INSERT INTO organizations (id, name, created_at) VALUES ('o', 'O', '2026-01-01T00:00:00.000Z');
     INSERT INTO webhook_endpoints (id, organization_id, url, event_types, secret, created_at, updated_at) VALUES ('e', 'o', 'http://x', '[]', 's', 'c', 'u');
     INSERT INTO webhook_messages (id, organization_id, endpoint_id, event_id, event_type, body, status, created_at)
@@ -130,7 +141,8 @@ t.test('the migration dates messages settled before it by their last attempt', a
     INSERT INTO webhook_attempts (id, organization_id, message_id, url, attempted_at, duration_ms)
       VALUES ('a1', 'o', 'm1', 'http://x', '2026-01-01T00:00:05.250Z', 1);
   `)
-  t.same(migrate(db, named), ['webhooks/002-rotation-retention'])
-  const settled = Object.fromEntries((db.prepare('SELECT id, settled_at FROM webhook_messages').all() as Array<{ id: string, settled_at: number | null }>).map(r => [r.id, r.settled_at]))
+  t.same(await migrate(db, named), ['webhooks/002-rotation-retention'])
+  const rows = await db.prepare<[], { id: string, settled_at: number | null }>('SELECT id, settled_at FROM webhook_messages').all()
+  const settled = Object.fromEntries(rows.map(r => [r.id, r.settled_at]))
   t.same(settled, { m1: Date.parse('2026-01-01T00:00:05.250Z'), m2: null, m3: Date.parse('2026-01-02T00:00:00.000Z') })
 })
