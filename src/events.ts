@@ -1,5 +1,6 @@
 // Events the API records (`core.user.created`, ...). They are written to the outbox in the same
-// transaction as the change that caused them; the bus only wakes whoever delivers them.
+// transaction as the change that caused them; the bus only wakes whoever delivers them (after this
+// replica's commits that recorded events, and on PostgreSQL shortly after another replica's).
 import { EventEmitter } from 'node:events'
 import { randomUUID } from 'node:crypto'
 import type { NewEvent } from './storage/index.js'

@@ -209,11 +209,14 @@ export function refreshTokenStore (db: Db): RefreshTokenStore {
 
 export function eventStore (db: Db): EventStore {
   const pending = db.prepare<[number], EventRow>('SELECT seq, id, organization_id, type, payload, created_at FROM events WHERE dispatched = 0 ORDER BY seq LIMIT ?')
-  const mark = db.prepare('UPDATE events SET dispatched = 1 WHERE seq = ?')
+  // Conditional: of the replicas that read the event as pending, the one whose write marks it
+  // first (writes are serialised: SQLite's one write lock, PostgreSQL's global advisory lock) is
+  // the one that dispatches it.
+  const mark = db.prepare('UPDATE events SET dispatched = 1 WHERE seq = ? AND dispatched = 0')
   const write = groupCommit(db)
   return {
     async pending (limit) { return (await pending.all(limit)).map(toEvent) },
-    async markDispatched (seq) { await write(async () => { await mark.run(seq) }) }
+    async markDispatched (seq) { return await write(async () => (await mark.run(seq)).changes > 0) }
   }
 }
 

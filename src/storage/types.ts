@@ -145,5 +145,9 @@ export interface EntityStore {
 export interface EventStore {
   /** Events not yet handed to the webhooks area, oldest first. */
   pending (limit: number): Promise<EventRecord[]>
-  markDispatched (seq: number): Promise<void>
+  /**
+   * Marks the event dispatched; false when it was already (another replica dispatched it). Called
+   * inside the write that dispatches it, it decides who does.
+   */
+  markDispatched (seq: number): Promise<boolean>
 }

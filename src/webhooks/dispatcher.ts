@@ -2,6 +2,13 @@
 // per matching endpoint; each message is POSTed, signed, until a 2xx or until the retry schedule
 // is spent, and every attempt is saved. All state lives in the database and every schedule reads
 // the sandbox clock, so a restart resumes where it stopped and moving the clock moves deliveries.
+//
+// Exactly once across replicas (PostgreSQL): an event is fanned out by the write that marks it
+// dispatched first (a conditional mark), and each attempt is made by the replica that holds the
+// message's lease, taken in a write before the POST and ended by the write that saves the attempt.
+// A replica that dies holding leases leaves them to lapse (30 s), and the others carry on; one
+// that stops gives back those of the attempts it abandons. On SQLite one process delivers, and its
+// attempts in flight are all there is to skip.
 import { randomUUID } from 'node:crypto'
 import { performance } from 'node:perf_hooks'
 import { request as httpRequest } from 'node:http'
@@ -23,7 +30,21 @@ export interface DispatcherOptions {
   retrySchedule: number[]
   timeoutMs: number
   userAgent: string
+  /** How long a claim on a message lasts (real milliseconds); by default `leaseMsFor(timeoutMs)`. */
+  leaseMs?: number
 }
+
+const LEASE_MS = 30_000
+// What a lease covers beyond the request itself: the claim's commit before it, the save after it.
+const LEASE_MARGIN_MS = 15_000
+/** A lease outlives the attempt it covers: 30 s, or the timeout and a margin when that is longer. */
+export const leaseMsFor = (timeoutMs: number): number => Math.max(LEASE_MS, timeoutMs + LEASE_MARGIN_MS)
+
+/**
+ * The lease of dispatchers made without `leaseMs` (the app's), when set: tests shorten it, to see
+ * a lease lapse without waiting 30 s.
+ */
+export const leaseOverride: { ms: number | undefined } = { ms: undefined }
 
 const BATCH = 100
 // The outbox is also polled, so an event recorded without a wake-up still goes out.
@@ -56,7 +77,11 @@ export class Dispatcher {
     this.kick()
   }
 
-  /** Stops scheduling and waits for the running pass; requests still in flight are abandoned unsaved, so they go out again after a restart. */
+  /**
+   * Stops scheduling and waits for the running pass; requests still in flight are abandoned unsaved
+   * and their leases given back, so they go out again: from another replica at once, or from this
+   * database's next start.
+   */
   async stop (): Promise<void> {
     this.#stopped = true
     this.#o.events.off('recorded', this.#wake)
@@ -90,17 +115,17 @@ export class Dispatcher {
     const { storage, clock } = this.#o
     for (;;) {
       const events = await storage.events.pending(BATCH)
-      for (const event of events) {
-        // Idempotent per (event, endpoint): a crash before the mark only repeats a no-op.
-        await this.#o.store.fanOut(event, clock.now(), newMessageId)
-        await storage.events.markDispatched(event.seq)
-      }
+      // One write for the batch, in event order: each event's mark decides whether this replica
+      // fans it out (another may have read it as pending too), with its messages.
+      if (events.length > 0) await this.#o.store.fanOut(events, clock.now(), newMessageId, async e => await storage.events.markDispatched(e.seq))
       if (events.length < BATCH || this.#stopped) break
     }
-    for (const delivery of await this.#o.store.due(clock.now(), BATCH)) {
-      if (this.#stopped) break
+    if (this.#stopped) return
+    const leaseMs = this.#o.leaseMs ?? leaseOverride.ms ?? leaseMsFor(this.#o.timeoutMs)
+    const claimed = await this.#o.store.claimDue(clock.now(), BATCH, leaseMs, id => this.#inFlight.has(id))
+    for (const delivery of claimed) {
       const id = delivery.message.id
-      if (this.#inFlight.has(id)) continue
+      // Claimed: started even when stopping meanwhile, to give its lease back at once.
       const attempt = this.#attempt(delivery)
         .catch((err: unknown) => { this.#o.log.error({ err, messageId: id }, 'webhook attempt failed to save') })
         .finally(() => {
@@ -119,13 +144,18 @@ export class Dispatcher {
     const at = await this.#o.store.nextDueAt()
     if (at === undefined) return
     const delay = at - this.#o.clock.now()
-    // Due already: it is in flight, and its end runs the next pass.
+    // Due already: in flight here, and its end runs the next pass; or leased to another replica,
+    // whose save ends it (this replica's poll finds the message again if that lease lapses).
     if (delay <= 0) return
     this.#timer = setTimeout(this.#wake, Math.min(delay, MAX_TIMER_MS)).unref()
   }
 
-  async #attempt ({ message, url, secret, previousSecret, previousSecretExpiresAt }: DueDelivery): Promise<void> {
+  async #attempt ({ message, url, secret, previousSecret, previousSecretExpiresAt, lease }: DueDelivery): Promise<void> {
     const { clock, timeoutMs, userAgent } = this.#o
+    // Abandoned unsaved at shutdown: the message goes out again, here after a restart or at once
+    // from another replica.
+    const abandon = async (): Promise<void> => { if (lease !== null) await this.#o.store.releaseLease(message.id, lease) }
+    if (this.#shutdown.signal.aborted) return await abandon()
     const timestamp = clock.nowSeconds()
     // During a rotation's grace period the replaced secret signs too (Standard Webhooks: one
     // `v1,<signature>` per secret, space-separated), so receivers that still hold it, and those
@@ -149,12 +179,12 @@ export class Dispatcher {
       statusCode = answer.statusCode
       responseBody = answer.body
     } catch (err) {
-      if (this.#shutdown.signal.aborted) return
+      if (this.#shutdown.signal.aborted) return await abandon()
       error = signal.aborted ? `Timed out after ${timeoutMs} ms` : describe(err)
     }
     const durationMs = Math.round(performance.now() - started)
     const now = clock.now()
-    await this.#o.store.recordAttempt({
+    const saved = await this.#o.store.recordAttempt({
       id: randomUUID(),
       organizationId: message.organizationId,
       messageId: message.id,
@@ -164,7 +194,10 @@ export class Dispatcher {
       error,
       durationMs,
       responseBody
-    }, this.#outcome(message.attemptCount + 1, statusCode, now))
+    }, this.#outcome(message.attemptCount + 1, statusCode, now), lease)
+    // The message was deleted meanwhile, or the lease lapsed during the attempt and another replica
+    // took the message: that replica's attempt is the one saved.
+    if (!saved) this.#o.log.info({ messageId: message.id, statusCode, error }, 'webhook attempt not saved: the message is gone or no longer leased to this replica')
   }
 
   #outcome (attemptCount: number, statusCode: number | null, now: number): AttemptOutcome {

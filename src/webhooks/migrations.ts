@@ -181,4 +181,18 @@ CREATE INDEX management_links_expiry ON management_links(expires_at);
   name: '003-ordered-delivery',
   sql: 'CREATE INDEX webhook_messages_endpoint_pending ON webhook_messages(endpoint_id, status)',
   postgres: 'CREATE INDEX webhook_messages_endpoint_pending ON webhook_messages(endpoint_id, status)'
+}, {
+  // Replicas on one database (PostgreSQL) take turns at deliveries: an attempt is made by the
+  // replica whose claim on the message holds (lease_owner, a token of the claim) until lease_until
+  // (milliseconds of the database's clock); a claim that lapses leaves the message to the others.
+  // Unused on SQLite, whose one process is the only one delivering.
+  name: '004-delivery-leases',
+  sql: `
+ALTER TABLE webhook_messages ADD COLUMN lease_owner TEXT;
+ALTER TABLE webhook_messages ADD COLUMN lease_until INTEGER;
+`,
+  postgres: `
+ALTER TABLE webhook_messages ADD COLUMN lease_owner TEXT COLLATE "C";
+ALTER TABLE webhook_messages ADD COLUMN lease_until BIGINT;
+`
 }]

@@ -2,6 +2,9 @@
 // (delivered, or failed with no retry left) longer than WEBHOOK_RETENTION_SECONDS ago go with their
 // attempts, and so do management links expired longer ago than that; pending messages, retries
 // included, are kept whatever their age. Runs at start and then periodically, by the sandbox clock.
+// Replicas (PostgreSQL) each run it: every batch is a write, and writes are serialised by the global
+// write lock, so each row is deleted once, by whichever replica's batch comes first; the others'
+// batches find what is left, or nothing.
 import { setImmediate as nextTurn } from 'node:timers/promises'
 import type { FastifyBaseLogger } from 'fastify'
 import type { Clock } from '../clock.js'

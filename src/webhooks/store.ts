@@ -1,5 +1,6 @@
 // The webhooks store: management links, endpoints, messages and delivery attempts. Every statement
 // is prepared once, here.
+import { randomUUID } from 'node:crypto'
 import { groupCommit, type Db } from '../storage/db.js'
 import type { EventRecord } from '../storage/types.js'
 
@@ -76,6 +77,11 @@ export interface DueDelivery {
   secret: string
   previousSecret: string | null
   previousSecretExpiresAt: number | null
+  /**
+   * The token of the claim that leases the message to this process (see `claimDue`): only its
+   * holder saves the attempt's result. null where no lease is taken (SQLite, and `due`).
+   */
+  lease: string | null
 }
 
 export interface EndpointChanges {
@@ -121,21 +127,39 @@ export interface WebhooksStore {
   rotateSecret (organizationId: string, id: string, rotation: SecretRotation): Promise<WebhookEndpointRecord | undefined>
 
   /**
-   * Creates one pending message, due at `now`, for each enabled endpoint of the event's
-   * organization whose filter takes the event type. Idempotent per (event, endpoint).
+   * Fans events out, in their order, in one write: for each event `claim` runs first, inside that
+   * write (the outbox's conditional mark), and only an event it answers true for gets one pending
+   * message, due at `now`, for each enabled endpoint of its organization whose filter takes its
+   * type. So each event is fanned out once, however many replicas try at the same time. Answers
+   * the messages made. Idempotent per (event, endpoint) besides.
    */
-  fanOut (event: EventRecord, now: number, newMessageId: () => string): Promise<WebhookMessageRecord[]>
+  fanOut (events: EventRecord[], now: number, newMessageId: () => string, claim: (event: EventRecord) => Promise<boolean>): Promise<WebhookMessageRecord[]>
   /** A message to one endpoint outside the outbox (the test event). */
   createMessage (message: WebhookMessageRecord): Promise<WebhookMessageRecord>
   getMessage (organizationId: string, id: string): Promise<WebhookMessageWithAttempts | undefined>
   /** Newest first, each with its attempts oldest first. */
   listMessages (filter: MessageFilter): Promise<WebhookMessageWithAttempts[]>
-  /** Pending messages of enabled endpoints due at `now`, oldest due first. */
+  /** Pending messages of enabled endpoints due at `now`, oldest due first (leased or not). */
   due (now: number, limit: number): Promise<DueDelivery[]>
+  /**
+   * Takes up to `limit` messages due at `now` for attempts by this process, oldest due first,
+   * leaving out those `skip` answers true for (its attempts in flight). Where replicas share the
+   * database (PostgreSQL), a message leased to another is not due, and each one taken is leased
+   * for `leaseMs` (by the database's clock) in the same write, which holds the global write lock:
+   * no other replica takes it until its attempt is saved, or the lease lapses. On SQLite, which
+   * one process owns, this is a read, as `due`.
+   */
+  claimDue (now: number, limit: number, leaseMs: number, skip: (messageId: string) => boolean): Promise<DueDelivery[]>
+  /** Gives a claimed message back (its attempt was abandoned at shutdown): another replica may take it at once. */
+  releaseLease (messageId: string, lease: string): Promise<void>
   /** The earliest next attempt of a pending message of an enabled endpoint, or undefined. */
   nextDueAt (): Promise<number | undefined>
-  /** Saves an attempt and its outcome; false (nothing saved) when the message is gone. */
-  recordAttempt (attempt: WebhookAttemptRecord, outcome: AttemptOutcome): Promise<boolean>
+  /**
+   * Saves an attempt and its outcome, and ends the claim `lease` (from `claimDue`); false, and
+   * nothing saved, when the message is gone or the claim is no longer the message's (it lapsed
+   * and another replica took the message).
+   */
+  recordAttempt (attempt: WebhookAttemptRecord, outcome: AttemptOutcome, lease: string | null): Promise<boolean>
   /** Starts a fresh delivery cycle due at `now`; undefined when the message is not in the organization. */
   replay (organizationId: string, id: string, now: number): Promise<WebhookMessageWithAttempts | undefined>
 
@@ -242,6 +266,29 @@ function withAttempts (rows: MessageAttemptRow[]): WebhookMessageWithAttempts[] 
 const OLDEST_PENDING = `NOT EXISTS (SELECT 1 FROM webhook_messages o
   WHERE o.endpoint_id = m.endpoint_id AND o.status = 'pending' AND o.rowid < m.rowid)`
 
+const DUE_COLUMNS = `${MESSAGE_COLUMNS}, e.url AS endpoint_url, e.secret AS endpoint_secret, e.previous_secret, e.previous_secret_expires_at`
+type DueRow = MessageRow & { endpoint_url: string, endpoint_secret: string, previous_secret: string | null, previous_secret_expires_at: number | null }
+const dueSql = (condition: string): string => `SELECT ${DUE_COLUMNS}
+  FROM webhook_messages m JOIN webhook_endpoints e ON e.id = m.endpoint_id
+  WHERE m.status = 'pending' AND m.next_attempt_at <= ? AND e.disabled = 0 AND ${OLDEST_PENDING}${condition}
+  ORDER BY m.next_attempt_at, m.rowid LIMIT ?`
+const toDue = (r: DueRow, lease: string | null): DueDelivery => ({
+  message: toMessage(r),
+  url: r.endpoint_url,
+  secret: r.endpoint_secret,
+  previousSecret: r.previous_secret,
+  previousSecretExpiresAt: r.previous_secret_expires_at,
+  lease
+})
+
+// Leases are real time, not sandbox time (which may stand still), read from the database's clock
+// so that every replica measures them alike: milliseconds since the epoch.
+const DB_NOW_MS = {
+  sqlite: "CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)",
+  postgres: 'CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT)'
+}
+const UNLEASED = (dialect: 'sqlite' | 'postgres'): string => ` AND (m.lease_until IS NULL OR m.lease_until < ${DB_NOW_MS[dialect]})`
+
 export function webhooksStore (db: Db): WebhooksStore {
   const insertLink = db.prepare('INSERT INTO management_links (token_hash, organization_id, expires_at, created_at) VALUES (@tokenHash, @organizationId, @expiresAt, @createdAt)')
   const getLink = db.prepare<[string], { token_hash: string, organization_id: string, expires_at: number, created_at: string }>(
@@ -267,7 +314,6 @@ export function webhooksStore (db: Db): WebhooksStore {
   const getMessage = db.prepare<[string, string], MessageAttemptRow>(`SELECT ${MESSAGE_COLUMNS}, ${ATTEMPT_COLUMNS}
     FROM webhook_messages m LEFT JOIN webhook_attempts a ON a.message_id = m.id
     WHERE m.organization_id = ? AND m.id = ? ORDER BY a.rowid`)
-  const existsMessage = db.prepare<[string], { id: string }>('SELECT id FROM webhook_messages WHERE id = ?')
   // One statement for every filter combination: a NULL parameter switches its condition off.
   const listMessages = db.prepare<{ organizationId: string | null, endpointId: string | null, status: string | null, limit: number }, MessageAttemptRow>(
     `SELECT ${MESSAGE_COLUMNS}, ${ATTEMPT_COLUMNS}
@@ -278,17 +324,26 @@ export function webhooksStore (db: Db): WebhooksStore {
        ORDER BY m.rowid DESC LIMIT @limit) m
      LEFT JOIN webhook_attempts a ON a.message_id = m.id
      ORDER BY m.seq DESC, a.rowid`)
-  const due = db.prepare<[number, number], MessageRow & { endpoint_url: string, endpoint_secret: string, previous_secret: string | null, previous_secret_expires_at: number | null }>(
-    `SELECT ${MESSAGE_COLUMNS}, e.url AS endpoint_url, e.secret AS endpoint_secret, e.previous_secret, e.previous_secret_expires_at
-     FROM webhook_messages m JOIN webhook_endpoints e ON e.id = m.endpoint_id
-     WHERE m.status = 'pending' AND m.next_attempt_at <= ? AND e.disabled = 0 AND ${OLDEST_PENDING}
-     ORDER BY m.next_attempt_at, m.rowid LIMIT ?`)
+  const due = db.prepare<[number, number], DueRow>(dueSql(''))
+  // Claims (PostgreSQL): the due messages no live lease holds, then one statement that leases the
+  // chosen ones. Both run in one write: under the global write lock no other replica's claim can
+  // fall between them, so the read decides as a conditional UPDATE would (FOR UPDATE SKIP LOCKED
+  // would be needed without that lock; under it, it adds nothing).
+  const dueUnleased = db.prepare<[number, number], DueRow>({ sqlite: dueSql(UNLEASED('sqlite')), postgres: dueSql(UNLEASED('postgres')) })
+  const lease = db.prepare<[string, number, string | string[]]>({
+    sqlite: `UPDATE webhook_messages SET lease_owner = ?, lease_until = ${DB_NOW_MS.sqlite} + ? WHERE id IN (SELECT value FROM json_each(?))`,
+    postgres: `UPDATE webhook_messages SET lease_owner = ?, lease_until = ${DB_NOW_MS.postgres} + ? WHERE id = ANY(?::text[])`
+  })
+  const release = db.prepare('UPDATE webhook_messages SET lease_owner = NULL, lease_until = NULL WHERE id = ? AND lease_owner = ?')
   const nextDue = db.prepare<[], { at: number | null }>(
     `SELECT MIN(m.next_attempt_at) AS at FROM webhook_messages m JOIN webhook_endpoints e ON e.id = m.endpoint_id
      WHERE m.status = 'pending' AND e.disabled = 0 AND ${OLDEST_PENDING}`)
   const insertAttempt = db.prepare(`INSERT INTO webhook_attempts (id, organization_id, message_id, url, attempted_at, status_code, error, duration_ms, response_body)
     VALUES (@id, @organizationId, @messageId, @url, @attemptedAt, @statusCode, @error, @durationMs, @responseBody)`)
-  const updateOutcome = db.prepare('UPDATE webhook_messages SET status = ?, attempt_count = ?, next_attempt_at = ?, settled_at = ? WHERE id = ?')
+  // Only the claim's holder saves (a NULL lease: SQLite's one process, which takes none).
+  const updateOutcome = db.prepare<{ id: string, lease: string | null } & AttemptOutcome>(`UPDATE webhook_messages
+    SET status = @status, attempt_count = @attemptCount, next_attempt_at = @nextAttemptAt, settled_at = @settledAt, lease_owner = NULL, lease_until = NULL
+    WHERE id = @id AND (CAST(@lease AS TEXT) IS NULL OR lease_owner = @lease)`)
   const restart = db.prepare("UPDATE webhook_messages SET status = 'pending', attempt_count = 0, next_attempt_at = ?, settled_at = NULL WHERE organization_id = ? AND id = ?")
   // Retention, in bounded batches (attempts go with their message: ON DELETE CASCADE).
   const pruneMessages = db.prepare(`DELETE FROM webhook_messages WHERE rowid IN
@@ -300,6 +355,9 @@ export function webhooksStore (db: Db): WebhooksStore {
   const saveMessage = async (m: WebhookMessageRecord): Promise<boolean> => (await insertMessage.run(m)).changes > 0
   // Every write goes through the group commit: atomic on its own, committed with the turn's others.
   const write = groupCommit(db)
+  // Replicas share a PostgreSQL database and take turns by leases; an SQLite database is opened
+  // by one process only (locked exclusively), whose in-flight attempts are all there is to skip.
+  const leases = db.dialect === 'postgres'
 
   return {
     async createManagementLink (link) { await write(async () => { await insertLink.run(link) }) },
@@ -346,25 +404,32 @@ export function webhooksStore (db: Db): WebhooksStore {
         : toEndpoint((await getEndpoint.get(organizationId, id))!))
     },
 
-    async fanOut (event, now, newMessageId) {
+    async fanOut (events, now, newMessageId, claim) {
       return await write(async () => {
         const created: WebhookMessageRecord[] = []
-        const body = JSON.stringify(event.payload)
-        for (const endpoint of (await enabledEndpoints.all(event.organizationId)).map(toEndpoint)) {
-          if (endpoint.eventTypes.length > 0 && !endpoint.eventTypes.includes(event.type)) continue
-          const message: WebhookMessageRecord = {
-            id: newMessageId(),
-            organizationId: event.organizationId,
-            endpointId: endpoint.id,
-            eventId: event.id,
-            eventType: event.type,
-            body,
-            status: 'pending',
-            attemptCount: 0,
-            nextAttemptAt: now,
-            createdAt: new Date(now).toISOString()
+        // Read inside the write: no endpoint changes under it.
+        const endpointsOf = new Map<string, WebhookEndpointRecord[]>()
+        for (const event of events) {
+          if (!await claim(event)) continue
+          let endpoints = endpointsOf.get(event.organizationId)
+          if (endpoints === undefined) endpointsOf.set(event.organizationId, endpoints = (await enabledEndpoints.all(event.organizationId)).map(toEndpoint))
+          const body = JSON.stringify(event.payload)
+          for (const endpoint of endpoints) {
+            if (endpoint.eventTypes.length > 0 && !endpoint.eventTypes.includes(event.type)) continue
+            const message: WebhookMessageRecord = {
+              id: newMessageId(),
+              organizationId: event.organizationId,
+              endpointId: endpoint.id,
+              eventId: event.id,
+              eventType: event.type,
+              body,
+              status: 'pending',
+              attemptCount: 0,
+              nextAttemptAt: now,
+              createdAt: new Date(now).toISOString()
+            }
+            if (await saveMessage(message)) created.push(message)
           }
-          if (await saveMessage(message)) created.push(message)
         }
         return created
       })
@@ -382,21 +447,26 @@ export function webhooksStore (db: Db): WebhooksStore {
         limit: filter.limit
       }))
     },
-    async due (now, limit) {
-      return (await due.all(now, limit)).map(r => ({
-        message: toMessage(r),
-        url: r.endpoint_url,
-        secret: r.endpoint_secret,
-        previousSecret: r.previous_secret,
-        previousSecretExpiresAt: r.previous_secret_expires_at
-      }))
-    },
-    async nextDueAt () { return (await nextDue.get())?.at ?? undefined },
-    async recordAttempt (a, outcome) {
+    async due (now, limit) { return (await due.all(now, limit)).map(r => toDue(r, null)) },
+    async claimDue (now, limit, leaseMs, skip) {
+      if (!leases) return (await due.all(now, limit)).filter(r => !skip(r.id)).map(r => toDue(r, null))
+      // Nothing to take (most passes): no write, so no turn of the global write lock.
+      if (!(await dueUnleased.all(now, limit)).some(r => !skip(r.id))) return []
+      const token = randomUUID()
       return await write(async () => {
-        if (await existsMessage.get(a.messageId) === undefined) return false
+        const rows = (await dueUnleased.all(now, limit)).filter(r => !skip(r.id))
+        const ids = rows.map(r => r.id)
+        if (ids.length > 0) await lease.run(token, leaseMs, db.dialect === 'postgres' ? ids : JSON.stringify(ids))
+        return rows.map(r => toDue(r, token))
+      })
+    },
+    async releaseLease (messageId, token) { await write(async () => { await release.run(messageId, token) }) },
+    async nextDueAt () { return (await nextDue.get())?.at ?? undefined },
+    async recordAttempt (a, outcome, token) {
+      return await write(async () => {
+        const { status, attemptCount, nextAttemptAt, settledAt } = outcome
+        if ((await updateOutcome.run({ id: a.messageId, lease: token, status, attemptCount, nextAttemptAt, settledAt })).changes === 0) return false
         await insertAttempt.run(a)
-        await updateOutcome.run(outcome.status, outcome.attemptCount, outcome.nextAttemptAt, outcome.settledAt, a.messageId)
         return true
       })
     },
