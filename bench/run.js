@@ -3,19 +3,28 @@
 // baseline on this machine, measures each scenario with autocannon after a warm-up, and prints one
 // table with requests/s, p50, p99, errors and the ratio to the baseline measured right before each
 // scenario (medians over the runs).
+// Backends: --backends sqlite,postgres (default: both when a throwaway PostgreSQL can be started by
+// scripts/pg-cluster.sh, else SQLite alone, with a note) and --replicas 1,3 (the PostgreSQL
+// set-ups: that many sandbox processes on one fresh database each). The PostgreSQL rows are labelled
+// `[pg×1]`, `[pg×3]`; the SQLite rows and the targets check keep their meaning. The cluster is
+// started once and removed at the end, on an error or on Ctrl-C too.
 // Other flags: --only get,put (scenario keys: get, 304, put, patch, token, catalogue, mixed, transactions), --users 1000, --log-level info,
-// --cpu-prof (profile the sandbox and print its self time per function and file),
-// --cpu-prof-dir DIR (the same, and keep the profiles in DIR: run-1.cpuprofile, ...; open one in
+// --cpu-prof (profile the sandbox and print its self time per function and file; with several
+// replicas, the first one's),
+// --cpu-prof-dir DIR (the same, and keep the profiles in DIR: run-1.cpuprofile, ..., and
+// run-1-pg1.cpuprofile, run-1-pg3-r2.cpuprofile, ... for PostgreSQL; open one in
 // Chrome's DevTools, or in bench/cpuprofile.js with the --from/--to printed for each scenario),
 // --node-options=--max-semi-space-size=8 (NODE_OPTIONS added to the start script's command line; the
 // `=` is needed, as the value starts with a dash).
-import { spawn, fork } from 'node:child_process'
+import { spawn, spawnSync, fork } from 'node:child_process'
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs'
 import { cpus, tmpdir, totalmem } from 'node:os'
 import { join } from 'node:path'
 import { createServer } from 'node:net'
+import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import autocannon from 'autocannon'
+import postgres from 'postgres'
 import { summarize } from './cpuprofile.js'
 
 const { values: opts } = parseArgs({
@@ -29,7 +38,9 @@ const { values: opts } = parseArgs({
     'log-level': { type: 'string', default: 'info' },
     'cpu-prof': { type: 'boolean', default: false },
     'cpu-prof-dir': { type: 'string' },
-    'node-options': { type: 'string', default: '' }
+    'node-options': { type: 'string', default: '' },
+    backends: { type: 'string' },
+    replicas: { type: 'string', default: '1,3' }
   }
 })
 const DURATION = Number(opts.duration)
@@ -39,6 +50,10 @@ const RUNS = Number(opts.runs)
 const USERS = Number(opts.users)
 const KEEP_PROFILES = opts['cpu-prof-dir']
 const PROFILING = opts['cpu-prof'] || KEEP_PROFILES !== undefined
+const BACKENDS = opts.backends === undefined ? undefined : opts.backends.split(',')
+for (const b of BACKENDS ?? []) if (b !== 'sqlite' && b !== 'postgres') throw new Error(`--backends: sqlite or postgres, not "${b}"`)
+const REPLICAS = [...new Set(opts.replicas.split(',').map(Number))]
+for (const n of REPLICAS) if (!Number.isInteger(n) || n < 1 || n > CONNECTIONS) throw new Error(`--replicas: whole numbers from 1 to the connections, not "${opts.replicas}"`)
 // Users whose metadata no write touches: the 304 requests keep matching their ETags.
 const HOT = Math.min(200, Math.floor(USERS / 2))
 // The sandbox starts with `npm start`; a profiled run starts the start script's command itself.
@@ -69,6 +84,33 @@ const cpuMs = (pid) => {
   } catch { return NaN }
 }
 
+// PostgreSQL's side of a request: the postmaster and every process it started (a backend per
+// connection of each replica's pool, the WAL writer, the checkpointer...), by their CPU time in ms.
+// A process that ends between two readings loses its share; the pools keep their connections.
+const clusterCpu = (postmaster) => {
+  const byPid = new Map([[postmaster, cpuMs(postmaster)]])
+  try {
+    for (const child of readFileSync(`/proc/${postmaster}/task/${postmaster}/children`, 'utf8').trim().split(' ').filter(Boolean)) byPid.set(Number(child), cpuMs(child))
+  } catch {}
+  return byPid
+}
+const clusterCpuSince = (before, after) => [...after].reduce((sum, [pid, ms]) => sum + (ms - (before.get(pid) ?? 0)), 0)
+
+// Everything started here that must not outlive the run, whatever ends it (an error, Ctrl-C).
+const live = new Set()
+let cleaning
+const track = (child, group) => {
+  const entry = { child, group }
+  // Started while the run is being stopped: stopped at once.
+  if (cleaning !== undefined) {
+    try { if (group) process.kill(-child.pid, 'SIGKILL'); else child.kill('SIGKILL') } catch {}
+    return child
+  }
+  live.add(entry)
+  child.once('exit', () => live.delete(entry))
+  return child
+}
+
 /** The pid of the server `npm start` runs: npm starts a shell, which starts node with scripts/start.js. */
 function serverPid (pid) {
   for (let depth = 0; depth < 4; depth++) {
@@ -87,18 +129,19 @@ function serverPid (pid) {
   return undefined
 }
 
-async function startSandbox (dir, profiles) {
+/** One sandbox process on the database `database` names (DATABASE_PATH or DATABASE_URL). */
+async function startSandbox (database, profiles) {
   const port = await freePort()
   const started = process.hrtime.bigint()
   // A clean environment: nothing of the caller's (a rate limit, an admin token) changes the numbers.
-  const env = { PATH: process.env.PATH, HOME: process.env.HOME, PORT: String(port), HOST: '127.0.0.1', DATABASE_PATH: join(dir, 'bench.db'), LOG_LEVEL: opts['log-level'], NODE_OPTIONS: opts['node-options'] }
+  const env = { PATH: process.env.PATH, HOME: process.env.HOME, PORT: String(port), HOST: '127.0.0.1', ...database, LOG_LEVEL: opts['log-level'], NODE_OPTIONS: opts['node-options'] }
   // `npm start`, as a developer or CI starts it: the start-up figure includes npm's own start. When
   // profiling, node is run with the start script's arguments directly, so that the profile is the
   // server's and not npm's. Its own process group, so that stopping it stops npm's children too.
-  const child = PROFILING
+  const child = track(PROFILING
     ? spawn(process.execPath, ['--cpu-prof', '--cpu-prof-dir', profiles, ...START_ARGS], { env, stdio: ['ignore', 'ignore', 'inherit'], detached: true })
     // The log (one JSON line per request at info) goes to /dev/null: written, not kept.
-    : spawn('npm', ['start', '--silent'], { env, stdio: ['ignore', 'ignore', 'inherit'], detached: true })
+    : spawn('npm', ['start', '--silent'], { env, stdio: ['ignore', 'ignore', 'inherit'], detached: true }), true)
   const url = `http://127.0.0.1:${port}`
   for (;;) {
     try {
@@ -114,15 +157,64 @@ async function startSandbox (dir, profiles) {
   return { child, pid, url, startupMs, sinceStart: () => Number(process.hrtime.bigint() - started) / 1e6 }
 }
 
+/**
+ * `count` sandbox processes on one database, started together (on PostgreSQL the first to get the
+ * start-up lock migrates, the others wait for it). Their start-up is the slowest one's.
+ */
+async function startSandboxes (count, database, profiles) {
+  const settled = await Promise.allSettled(Array.from({ length: count }, (_, i) => startSandbox(database, count === 1 ? profiles : `${profiles}-${i + 1}`)))
+  const started = settled.filter(r => r.status === 'fulfilled').map(r => r.value)
+  const failed = settled.find(r => r.status === 'rejected')
+  if (failed !== undefined) {
+    await Promise.all(started.map(s => stop(s.child, true)))
+    throw failed.reason
+  }
+  return started
+}
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url))
+const CLUSTER_SCRIPT = join(ROOT, 'scripts/pg-cluster.sh')
+
+/**
+ * Starts a throwaway PostgreSQL (scripts/pg-cluster.sh: loopback, trust, fsync off) for the whole
+ * run in `cluster.dir`, filling in its URL, postmaster and version; or removes it again and answers
+ * why it could not start. The directory is the caller's before the start, so that a Ctrl-C during
+ * the start removes it too, and outside the run's directory: as root the script gives it to the
+ * postgres user, who could not reach into a directory private to root.
+ */
+async function startCluster (cluster) {
+  const port = await freePort()
+  const out = spawnSync(CLUSTER_SCRIPT, ['start', cluster.dir, String(port)], { encoding: 'utf8' })
+  if (out.status !== 0) {
+    stopCluster(cluster)
+    const why = (out.error?.message ?? out.stderr?.trim().split('\n').at(-1)) || `exit code ${out.status}`
+    return `scripts/pg-cluster.sh could not start PostgreSQL (${why})`
+  }
+  cluster.url = out.stdout.trim().split('\n').at(-1)
+  cluster.postmaster = Number(readFileSync(join(cluster.dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0])
+  cluster.admin = postgres(cluster.url, { max: 1, onnotice: () => {} })
+  cluster.version = (await cluster.admin.unsafe('SHOW server_version'))[0].server_version
+  return undefined
+}
+
+/** Stops the cluster at once and removes its directory; synchronous, so that a signal handler can call it. */
+function stopCluster (cluster) {
+  if (cluster === undefined || cluster.stopped) return
+  cluster.stopped = true
+  cluster.admin?.end({ timeout: 0 }).catch(() => {})
+  spawnSync(CLUSTER_SCRIPT, ['stop', cluster.dir], { stdio: ['ignore', 'ignore', 'inherit'] })
+  rmSync(cluster.dir, { recursive: true, force: true })
+}
+
 async function startBaseline () {
   const port = await freePort()
-  const child = fork(new URL('./baseline.js', import.meta.url), [String(port)], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] })
+  const child = track(fork(new URL('./baseline.js', import.meta.url), [String(port)], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] }), false)
   await new Promise(resolve => child.once('message', resolve))
   return { child, url: `http://127.0.0.1:${port}` }
 }
 
 async function stop (child, group = false) {
-  if (child.exitCode !== null) return
+  if (child.exitCode !== null || child.signalCode !== null) return
   const exited = new Promise(resolve => child.once('exit', resolve))
   if (group) process.kill(-child.pid, 'SIGTERM')
   else child.kill('SIGTERM')
@@ -253,22 +345,52 @@ function tradeRequests (token, traders) {
   ]
 }
 
-function measure (url, { requests, setupClient }, duration) {
+function measureOne (url, connections, { requests, setupClient }, duration, skipAggregateResult) {
   return new Promise((resolve, reject) => {
-    autocannon({ url, connections: CONNECTIONS, duration, requests, setupClient }, (err, result) => err ? reject(err) : resolve(result))
+    autocannon({ url, connections, duration, requests, setupClient, skipAggregateResult }, (err, result) => err ? reject(err) : resolve(result))
   })
 }
 
-/** Warm-up, then the measured period. Errors: failed or timed-out requests, and any status not expected. */
-async function scenario (url, pid, s, window = {}) {
-  await measure(url, s, WARMUP)
+/**
+ * One server: one autocannon with all the connections. Several replicas: one autocannon per
+ * replica in this same process, the connections shared among them (50 over 3: 17, 17, 16), each
+ * driving its replica directly; requests/s are the sum of the three, the latency percentiles come
+ * from the three latency histograms merged (autocannon.aggregateResult), errors and statuses are
+ * summed. Not a proxy in front of the replicas: on two cores a proxy would take its own share of
+ * the CPU for every request (parsing it and sending it again) and add a hop to every latency, so
+ * the figure would be the proxy's as much as the sandbox's. Driven directly, the replicas get the
+ * same load generator, with the same connections and the same one thread, as a single server does.
+ */
+async function measure (urls, s, duration) {
+  if (urls.length === 1) {
+    const r = await measureOne(urls[0], CONNECTIONS, s, duration, false)
+    return { rps: r.requests.average, total: r.requests.total, latency: r.latency, errors: r.errors, timeouts: r.timeouts, statusCodeStats: r.statusCodeStats }
+  }
+  const shares = urls.map((_, i) => Math.floor(CONNECTIONS / urls.length) + (i < CONNECTIONS % urls.length ? 1 : 0))
+  const each = await Promise.all(urls.map((url, i) => measureOne(url, shares[i], s, duration, true)))
+  // Unaggregated results keep their per-second request counts encoded: the average of each is its
+  // completed requests over its one-second samples, as autocannon computes it.
+  const rps = each.reduce((sum, r) => sum + r.totalCompletedRequests / Math.max(1, r.samples), 0)
+  const total = each.reduce((sum, r) => sum + r.totalCompletedRequests, 0)
+  const merged = autocannon.aggregateResult(each, { url: urls[0], connections: CONNECTIONS })
+  return { rps, total, latency: merged.latency, errors: merged.errors, timeouts: merged.timeouts, statusCodeStats: merged.statusCodeStats }
+}
+
+/**
+ * Warm-up, then the measured period. Errors: failed or timed-out requests, and any status not
+ * expected. CPU: the server processes' (all replicas'), and PostgreSQL's apart when `postmaster` is given.
+ */
+async function scenario (urls, pids, s, window = {}, postmaster) {
+  await measure(urls, s, WARMUP)
   window.from = window.clock?.()
-  const cpu = cpuMs(pid)
-  const r = await measure(url, s, DURATION)
-  const cpuPerRequest = (cpuMs(pid) - cpu) * 1000 / r.requests.total
+  const cpu = pids.map(cpuMs)
+  const db = postmaster === undefined ? undefined : clusterCpu(postmaster)
+  const r = await measure(urls, s, DURATION)
+  const cpuPerRequest = pids.reduce((sum, pid, i) => sum + cpuMs(pid) - cpu[i], 0) * 1000 / r.total
+  const dbCpuPerRequest = db === undefined ? undefined : clusterCpuSince(db, clusterCpu(postmaster)) * 1000 / r.total
   window.to = window.clock?.()
   const unexpected = Object.entries(r.statusCodeStats).reduce((n, [status, { count }]) => s.expect.includes(Number(status)) ? n : n + count, 0)
-  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.timeouts + unexpected, cpu: cpuPerRequest, statuses: r.statusCodeStats }
+  return { rps: r.rps, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.timeouts + unexpected, cpu: cpuPerRequest, dbCpu: dbCpuPerRequest, statuses: r.statusCodeStats }
 }
 
 function cycle (list) {
@@ -366,95 +488,186 @@ const fmt = (x, d = 1) => Number.isFinite(x) ? x.toFixed(d) : 'n/a'
 const BASELINE = 'Baseline: bare Fastify GET'
 
 const dir = mkdtempSync(join(tmpdir(), 'sandbox-bench-'))
-const startups = []
+// Set-up label ('' for SQLite, ' [pg×3]' ...) -> its figures over the runs.
+const startups = new Map()
+const peaks = new Map()
 const results = new Map()
-// Scenario name -> its target (BENCHMARKS.md, "Against the targets").
+// Scenario names in the order measured: the table gives each one's rows together, one per set-up.
+const scenarioOrder = []
+// Scenario name -> its target (BENCHMARKS.md, "Against the targets"); SQLite's rows only.
 const targets = new Map()
 // Scenario name -> requests per iteration, for those whose iteration is more than one request.
 const perIteration = new Map()
 const push = (name, r) => { if (!results.has(name)) results.set(name, []); results.get(name).push(r) }
-let peak = 0
-const began = Date.now()
-try {
-  for (let run = 1; run <= RUNS; run++) {
-    process.stderr.write(`run ${run}/${RUNS}: starting\n`)
+const pushTo = (map, key, x) => { if (!map.has(key)) map.set(key, []); map.get(key).push(x) }
+const notes = []
+let cluster
+
+/** Stops every server started here and removes PostgreSQL and the run's files; once, however often called. */
+function cleanup () {
+  cleaning ??= (async () => {
+    const signal = (name) => { for (const { child, group } of live) { try { if (group) process.kill(-child.pid, name); else child.kill(name) } catch {} } }
+    signal('SIGTERM')
+    for (const deadline = Date.now() + 3000; live.size > 0 && Date.now() < deadline;) await new Promise(resolve => setTimeout(resolve, 20))
+    signal('SIGKILL')
+    stopCluster(cluster)
+    rmSync(dir, { recursive: true, force: true })
+  })()
+  return cleaning
+}
+for (const name of ['SIGINT', 'SIGTERM']) {
+  process.on(name, () => {
+    if (cleaning !== undefined) return
+    process.stderr.write(`\n${name}: stopping the servers${cluster === undefined ? '' : ' and removing PostgreSQL'}\n`)
+    cleanup().finally(() => process.exit(130))
+  })
+}
+
+/** One run of one set-up: a fresh database, its sandbox process(es) and a baseline, seeding, the scenarios. */
+async function runSetup (run, setup) {
+  const tag = `run ${run}/${RUNS}${setup.label}`
+  process.stderr.write(`${tag}: starting\n`)
+  let database
+  let dbName
+  if (setup.backend === 'sqlite') {
     rmSync(join(dir, 'bench.db'), { force: true })
     rmSync(join(dir, 'bench.db-wal'), { force: true })
     rmSync(join(dir, 'bench.db-shm'), { force: true })
-    const profiles = join(dir, `profiles-${run}`)
-    const sandbox = await startSandbox(dir, profiles)
-    startups.push(sandbox.startupMs)
-    const windows = []
+    database = { DATABASE_PATH: join(dir, 'bench.db') }
+  } else {
+    dbName = `bench_${run}_${setup.replicas}`
+    await cluster.admin.unsafe(`CREATE DATABASE ${dbName}`)
+    database = { DATABASE_URL: cluster.url.replace(/\/[^/]*$/, `/${dbName}`) }
+  }
+  const profiles = join(dir, `profiles-${run}${setup.file}`)
+  const windows = []
+  try {
+    const sandboxes = await startSandboxes(setup.replicas, database, profiles)
+    const urls = sandboxes.map(x => x.url)
+    const pids = sandboxes.map(x => x.pid)
+    const rss = () => Math.max(...pids.map(peakRssMb))
+    const startupMs = Math.max(...sandboxes.map(x => x.startupMs))
+    pushTo(startups, setup.label, startupMs)
     const baseline = await startBaseline()
     try {
       const seeded = Date.now()
-      const state = await seed(sandbox.url)
-      if (only === undefined || only.has('transactions')) state.traders = await seedTraders(sandbox.url, state.token)
-      process.stderr.write(`run ${run}/${RUNS}: started in ${sandbox.startupMs.toFixed(0)} ms, seeded ${USERS} users${state.traders === undefined ? '' : ` and ${TRADERS} funded traders`} in ${Date.now() - seeded} ms, peak RSS so far ${peakRssMb(sandbox.pid).toFixed(0)} MB\n`)
+      // Seeded through the first replica: the others read what it wrote from the shared database.
+      const state = await seed(urls[0])
+      if (only === undefined || only.has('transactions')) state.traders = await seedTraders(urls[0], state.token)
+      process.stderr.write(`${tag}: started in ${startupMs.toFixed(0)} ms, seeded ${USERS} users${state.traders === undefined ? '' : ` and ${TRADERS} funded traders`} in ${Date.now() - seeded} ms, peak RSS so far ${rss().toFixed(0)} MB\n`)
       const bare = { ...sequence(getRequests(state.token, state.users)), expect: [200] }
       for (const s of scenarios(state)) {
         if (only !== undefined && !only.has(s.key)) continue
         // The baseline runs right before each scenario: the machine's speed drifts (a shared
         // machine's did by 2x within minutes), so a ratio compares two measurements taken together.
-        const base = await scenario(baseline.url, baseline.child.pid, bare)
+        const base = await scenario([baseline.url], [baseline.child.pid], bare)
         push(BASELINE, { ...base, ratio: 1 })
-        process.stderr.write(`run ${run}/${RUNS}: ${s.name} (baseline ${base.rps.toFixed(0)} req/s, ${base.cpu.toFixed(0)} µs CPU per request)\n`)
-        const window = { name: s.name, clock: sandbox.sinceStart }
+        process.stderr.write(`${tag}: ${s.name} (baseline ${base.rps.toFixed(0)} req/s, ${base.cpu.toFixed(0)} µs CPU per request)\n`)
+        const window = { name: s.name, clock: sandboxes[0].sinceStart }
         windows.push(window)
-        const r = await scenario(sandbox.url, sandbox.pid, s, window)
+        const r = await scenario(urls, pids, s, window, setup.backend === 'postgres' ? cluster.postmaster : undefined)
         if (r.errors > 0) process.stderr.write(`  errors: ${r.errors}, statuses ${JSON.stringify(r.statuses)}\n`)
-        process.stderr.write(`  ${r.rps.toFixed(0)} req/s (x${(r.rps / base.rps).toFixed(2)}), ${r.cpu.toFixed(0)} µs CPU per request, peak RSS so far ${peakRssMb(sandbox.pid).toFixed(0)} MB\n`)
+        process.stderr.write(`  ${r.rps.toFixed(0)} req/s (x${(r.rps / base.rps).toFixed(2)}), ${r.cpu.toFixed(0)} µs CPU per request` +
+          `${r.dbCpu === undefined ? '' : ` (${r.dbCpu.toFixed(0)} µs more in PostgreSQL)`}, peak RSS so far ${rss().toFixed(0)} MB\n`)
         if (s.perIteration !== undefined) process.stderr.write(`  ${(r.rps / s.perIteration).toFixed(0)} iterations/s\n`)
-        push(s.name, { ...r, ratio: r.rps / base.rps })
+        if (!scenarioOrder.includes(s.name)) scenarioOrder.push(s.name)
+        push(s.name + setup.label, { ...r, ratio: r.rps / base.rps })
         if (s.perIteration !== undefined) perIteration.set(s.name, s.perIteration)
-        if (s.target !== undefined) targets.set(s.name, s.target)
+        if (s.target !== undefined && setup.backend === 'sqlite') targets.set(s.name, s.target)
       }
-      peak = Math.max(peak, peakRssMb(sandbox.pid))
+      peaks.set(setup.label, Math.max(peaks.get(setup.label) ?? 0, rss()))
     } finally {
       await stop(baseline.child)
-      await stop(sandbox.child, true)
+      await Promise.all(sandboxes.map(x => stop(x.child, true)))
     }
-    if (PROFILING) {
-      // The profile starts a little after the spawn: the windows lose a little at each end.
-      const file = join(profiles, readdirSync(profiles)[0])
-      const profile = JSON.parse(readFileSync(file, 'utf8'))
-      if (KEEP_PROFILES !== undefined) {
-        mkdirSync(KEEP_PROFILES, { recursive: true })
-        copyFileSync(file, join(KEEP_PROFILES, `run-${run}.cpuprofile`))
-      }
-      for (const w of windows) {
-        const from = Math.round(w.from + 100)
-        const to = Math.round(w.to - 100)
-        console.log(`\n=== run ${run}: ${w.name} (--from ${from} --to ${to})\n` + summarize(profile, { from, to }))
-      }
+  } finally {
+    if (dbName !== undefined && cleaning === undefined) await cluster.admin.unsafe(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch(() => {})
+  }
+  if (PROFILING) {
+    // The first replica's profile (each replica has its own directory when there are several). The
+    // profile starts a little after the spawn: the windows lose a little at each end.
+    const each = Array.from({ length: setup.replicas }, (_, i) => setup.replicas === 1 ? profiles : `${profiles}-${i + 1}`)
+    const files = each.map(d => join(d, readdirSync(d)[0]))
+    if (KEEP_PROFILES !== undefined) {
+      mkdirSync(KEEP_PROFILES, { recursive: true })
+      files.forEach((file, i) => copyFileSync(file, join(KEEP_PROFILES, `run-${run}${setup.file}${setup.replicas === 1 ? '' : `-r${i + 1}`}.cpuprofile`)))
+    }
+    const profile = JSON.parse(readFileSync(files[0], 'utf8'))
+    for (const w of windows) {
+      const from = Math.round(w.from + 100)
+      const to = Math.round(w.to - 100)
+      console.log(`\n=== run ${run}${setup.label}: ${w.name}${setup.replicas === 1 ? '' : ` (replica 1 of ${setup.replicas})`} (--from ${from} --to ${to})\n` + summarize(profile, { from, to }))
     }
   }
-} finally {
-  rmSync(dir, { recursive: true, force: true })
 }
 
-const rows = [['Scenario', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'x baseline', 'CPU µs/req']]
-for (const [name, rs] of results) {
-  const rps = median(rs.map(r => r.rps))
-  rows.push([name, fmt(rps, 0), fmt(median(rs.map(r => r.p50))), fmt(median(rs.map(r => r.p99))), String(rs.reduce((a, r) => a + r.errors, 0)), fmt(median(rs.map(r => r.ratio)), 2), fmt(median(rs.map(r => r.cpu)), 0)])
+let backends = BACKENDS ?? ['sqlite', 'postgres']
+let setups = []
+const began = Date.now()
+try {
+  if (backends.includes('postgres')) {
+    process.stderr.write('starting a throwaway PostgreSQL (scripts/pg-cluster.sh)\n')
+    cluster = { dir: mkdtempSync(join(tmpdir(), 'sandbox-bench-pg-')), stopped: false }
+    const why = await startCluster(cluster)
+    if (why !== undefined) {
+      cluster = undefined
+      // Asked for by name, PostgreSQL is required; by default, its absence only narrows the run.
+      if (BACKENDS !== undefined) throw new Error(why)
+      notes.push(`${why}: SQLite only (--backends sqlite,postgres needs PostgreSQL 15+ installed, or root to install it)`)
+      process.stderr.write(`note: ${notes.at(-1)}\n`)
+      backends = backends.filter(b => b !== 'postgres')
+    }
+  }
+  setups = [
+    ...(backends.includes('sqlite') ? [{ backend: 'sqlite', replicas: 1, label: '', file: '' }] : []),
+    ...(backends.includes('postgres') ? REPLICAS.map(n => ({ backend: 'postgres', replicas: n, label: ` [pg×${n}]`, file: `-pg${n}` })) : [])
+  ]
+  for (let run = 1; run <= RUNS; run++) {
+    for (const setup of setups) await runSetup(run, setup)
+  }
+} finally {
+  await cleanup()
+}
+
+const postgresRun = setups.some(x => x.backend === 'postgres')
+const rows = [['Scenario', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'x baseline', 'CPU µs/req', ...(postgresRun ? ['DB CPU µs/req'] : [])]]
+const blank = (first, value) => [first, value, '', '', '', '', '', ...(postgresRun ? [''] : [])]
+const row = (name, rs) => [name, fmt(median(rs.map(r => r.rps)), 0), fmt(median(rs.map(r => r.p50))), fmt(median(rs.map(r => r.p99))), String(rs.reduce((a, r) => a + r.errors, 0)),
+  fmt(median(rs.map(r => r.ratio)), 2), fmt(median(rs.map(r => r.cpu)), 0), ...(postgresRun ? [rs[0].dbCpu === undefined ? '' : fmt(median(rs.map(r => r.dbCpu)), 0)] : [])]
+if (results.has(BASELINE)) rows.push(row(BASELINE, results.get(BASELINE)))
+for (const name of scenarioOrder) {
+  for (const { label } of setups) if (results.has(name + label)) rows.push(row(name + label, results.get(name + label)))
 }
 for (const [name, n] of perIteration) {
-  const rps = median(results.get(name).map(r => r.rps))
-  rows.push([`${name}: iterations/s`, fmt(rps / n, 0), '', '', '', '', ''])
+  for (const { label } of setups) {
+    if (results.has(name + label)) rows.push(blank(`${name}: iterations/s${label}`, fmt(median(results.get(name + label).map(r => r.rps)) / n, 0)))
+  }
 }
-rows.push(['Start to first healthy answer (ms)', fmt(median(startups), 0), '', '', '', '', ''])
-rows.push(['Peak RSS of the sandbox (MB)', fmt(peak, 0), '', '', '', '', ''])
+for (const { label, replicas } of setups) {
+  if (startups.has(label)) rows.push(blank(`Start to first healthy answer${replicas === 1 ? '' : ', slowest replica'} (ms)${label}`, fmt(median(startups.get(label)), 0)))
+}
+for (const { label, replicas } of setups) {
+  if (peaks.has(label)) rows.push(blank(`Peak RSS of the ${replicas === 1 ? 'sandbox' : 'largest replica'} (MB)${label}`, fmt(peaks.get(label), 0)))
+}
 const widths = rows[0].map((_, i) => Math.max(...rows.map(r => r[i].length)))
 const line = (r) => '| ' + r.map((c, i) => i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i])).join(' | ') + ' |'
 const cpu = cpus()
 console.log(`\n${RUNS} run(s), ${DURATION} s per scenario after a ${WARMUP} s warm-up, ${CONNECTIONS} connections, ${USERS} users, LOG_LEVEL=${opts['log-level']}` +
   `${PROFILING ? ', profiling (slower)' : ''}; medians over the runs, errors summed`)
-console.log(`${cpu.length} x ${cpu[0]?.model ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM, Node ${process.version}, ${((Date.now() - began) / 1000).toFixed(0)} s in all\n`)
+console.log(`${cpu.length} x ${cpu[0]?.model ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM, Node ${process.version}, ${((Date.now() - began) / 1000).toFixed(0)} s in all`)
+if (postgresRun) {
+  const n = REPLICAS.filter(r => r > 1)
+  console.log(`Unlabelled rows: SQLite (file, WAL, synchronous=FULL). [pg×N]: N sandbox processes on PostgreSQL ${cluster?.version ?? ''} (scripts/pg-cluster.sh: loopback, fsync off), a fresh database per set-up and run` +
+    `${n.length === 0 ? '' : `; with several replicas, one autocannon per replica sharing the ${CONNECTIONS} connections, requests/s summed and latencies merged, CPU µs/req summed over the replicas, start-up the slowest replica's, peak RSS the largest replica's`}` +
+    '; DB CPU µs/req: PostgreSQL\'s own processes, on top of CPU µs/req')
+}
+for (const note of notes) console.log(`Note: ${note}`)
+console.log()
 console.log(line(rows[0]))
 console.log('|' + widths.map((w, i) => (i === 0 ? '-'.repeat(w + 2) : '-'.repeat(w + 1) + ':')).join('|') + '|')
 for (const r of rows.slice(1)) console.log(line(r))
 
-// The targets, from this run's medians. Nothing here fails the run: the benchmark is not a test.
+// The targets, from this run's medians (SQLite's rows). Nothing here fails the run: the benchmark is not a test.
 const verdict = (ok) => ok ? 'met' : 'NOT met'
 console.log('\nTargets (medians of this run):')
 for (const [name, target] of targets) {
@@ -467,5 +680,6 @@ for (const [name, target] of targets) {
   }
   console.log(text)
 }
-console.log(`- Start to first healthy answer: ${fmt(median(startups), 0)} ms, target under 1000 ms: ${verdict(median(startups) < 1000)}`)
-console.log(`- Peak RSS: ${fmt(peak, 0)} MB, target under 150 MB: ${verdict(peak < 150)}`)
+if (startups.has('')) console.log(`- Start to first healthy answer: ${fmt(median(startups.get('')), 0)} ms, target under 1000 ms: ${verdict(median(startups.get('')) < 1000)}`)
+if (peaks.has('')) console.log(`- Peak RSS: ${fmt(peaks.get(''), 0)} MB, target under 150 MB: ${verdict(peaks.get('') < 150)}`)
+if (postgresRun) console.log('- The [pg×N] rows have no targets: they are measured beside SQLite\'s (BENCHMARKS.md).')
