@@ -13,7 +13,7 @@ export default async function faultRules (app: FastifyInstance): Promise<void> {
     summary: 'List fault rules',
     description: 'The active fault rules in the order they are tried. Spent rules (count reached) are gone.',
     responses: { 200: { description: 'The rules.', ...FaultList } }
-  }, async () => ({ faults: app.faults.list() }))
+  }, async () => ({ faults: await app.faults.list() }))
 
   control(app, {
     id: 'sandboxCreateFault',
@@ -27,7 +27,7 @@ export default async function faultRules (app: FastifyInstance): Promise<void> {
         'other codes a code named after the status; on the token endpoint, 4xx other than 429 get an OAuth 2.0 body), after `delayMs` (real time); ' +
         'or closes the connection without an answer (`drop`); or, with `delayMs` alone, only slows the request down. ' +
         '`count` limits it to the next N matching requests; `probability` (0..1) makes it apply to that share of them. ' +
-        'The request-id header is always sent. Rules live in memory; a full reset removes them.',
+        'The request-id header is always sent. Rules are kept in the database, shared by every replica (a `count` is spent once across them); a full reset removes them.',
     body: FaultCreate,
     responses: { 201: ref('SandboxFault', 'The rule, with its `id` and `remaining` count.') }
   }, async (request, reply) => {
@@ -39,7 +39,7 @@ export default async function faultRules (app: FastifyInstance): Promise<void> {
     if (rule.drop === true && rule.status !== undefined) violations.push({ property: 'drop', rule: 'not', ruleParams: { with: 'status' } })
     if (rule.path.startsWith('/_sandbox')) violations.push({ property: 'path', rule: 'not', ruleParams: { prefix: '/_sandbox' } })
     if (violations.length > 0) throw requestInvalid('body', violations)
-    return reply.code(201).send(app.faults.add(rule, app.clock.iso()))
+    return reply.code(201).send(await app.faults.add(rule, app.clock.iso()))
   })
 
   control(app, {
@@ -50,7 +50,7 @@ export default async function faultRules (app: FastifyInstance): Promise<void> {
     description: 'Back to normal service.',
     responses: { 204: noContent('Deleted.') }
   }, async (_request, reply) => {
-    app.faults.clear()
+    await app.faults.clear()
     return reply.code(204).send()
   })
 
@@ -63,7 +63,7 @@ export default async function faultRules (app: FastifyInstance): Promise<void> {
     params: FaultParams,
     responses: { 204: noContent('Deleted.'), 404: errorResponse('No active rule has this id (`entity_not_found`, `details.entity: "fault"`).') }
   }, async (request, reply) => {
-    if (!app.faults.delete(request.params.id)) throw entityNotFound('fault')
+    if (!await app.faults.delete(request.params.id)) throw entityNotFound('fault')
     return reply.code(204).send()
   })
 }

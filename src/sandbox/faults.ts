@@ -5,6 +5,7 @@ import { STATUS_CODES } from 'node:http'
 import { ApiError, OAuthError, internalError, preconditionFailed, routeNotFound, serviceUnavailable, tokenInvalid, tooManyRequests } from '../errors.js'
 import type { FaultCreate, FaultView } from '../../schemas/sandbox.js'
 import { globMatcher } from './request-log.js'
+import type { FaultsStore } from './store.js'
 
 interface Rule extends FaultView {
   matches: (path: string) => boolean
@@ -45,13 +46,27 @@ export function faultError (rule: FaultView, oauth: boolean): ApiError | OAuthEr
   return error
 }
 
+/**
+ * The fault rules, kept in the database (`sandbox_faults`) so every replica of one database tries
+ * the same rules and a rule's `count` is spent once across them. Matching stays cheap: each process
+ * caches the rule list and reads the database only when a cached rule matches a request (to spend
+ * one use of it, in a write). The cache is dropped after this process changes the list and, on
+ * PostgreSQL, whenever another replica did (the shared version, src/plugins/shared-state.ts).
+ */
 export class Faults {
-  readonly #rules: Rule[] = []
+  readonly #store: FaultsStore
+  /** The rule list as last read; undefined until read again. */
+  #rules: Rule[] | undefined
+  #loading: Promise<Rule[]> | undefined
+  /** Changes with every `forget`, so a read that started before it is not kept. */
+  #generation = 0
 
-  get size (): number { return this.#rules.length }
+  constructor (store: FaultsStore) {
+    this.#store = store
+  }
 
-  add (input: FaultCreate, createdAt: string): FaultView {
-    const rule: Rule = {
+  async add (input: FaultCreate, createdAt: string): Promise<FaultView> {
+    const rule: FaultView = {
       id: randomUUID(),
       method: input.method?.toUpperCase() ?? null,
       path: input.path,
@@ -63,41 +78,89 @@ export class Faults {
       retryAfterSeconds: input.retryAfterSeconds ?? null,
       remaining: input.count ?? null,
       applied: 0,
-      createdAt,
-      matches: globMatcher(input.path)
+      createdAt
     }
-    this.#rules.push(rule)
-    return view(rule)
+    await this.#store.add(rule)
+    this.forget()
+    return rule
   }
 
-  list (): FaultView[] {
-    return this.#rules.map(view)
+  /** Every active rule, as stored (every replica's uses counted). */
+  async list (): Promise<FaultView[]> {
+    return await this.#store.list()
   }
 
-  delete (id: string): boolean {
-    const i = this.#rules.findIndex(r => r.id === id)
-    if (i < 0) return false
-    this.#rules.splice(i, 1)
-    return true
+  async delete (id: string): Promise<boolean> {
+    const deleted = await this.#store.delete(id)
+    if (deleted) this.forget()
+    return deleted
   }
 
-  clear (): void {
-    this.#rules.length = 0
+  async clear (): Promise<void> {
+    await this.#store.clear()
+    this.forget()
   }
 
-  /** The first rule that applies to this request, counted as applied; a spent rule is removed. */
-  take (method: string, path: string): FaultView | undefined {
-    for (let i = 0; i < this.#rules.length; i++) {
-      const rule = this.#rules[i]
-      if (rule.method !== null && rule.method !== method) continue
-      if (!rule.matches(path)) continue
-      if (rule.probability < 1 && Math.random() >= rule.probability) continue
-      rule.applied++
-      if (rule.remaining !== null && --rule.remaining === 0) this.#rules.splice(i, 1)
-      return view(rule)
+  /** Drops the cached rule list: the list changed (here, on another replica, or by a reset). */
+  forget (): void {
+    this.#generation++
+    this.#rules = undefined
+    this.#loading = undefined
+  }
+
+  /**
+   * The first rule that applies to this request, counted as applied (a spent rule is deleted).
+   * Answers undefined at once, without a promise, when the cached list has no rule this request
+   * could match: the common case costs no database call.
+   */
+  take (method: string, path: string): Promise<FaultView | undefined> | undefined {
+    const rules = this.#rules
+    if (rules === undefined) return this.#load().then(async loaded => await this.#spendFirst(loaded, firstApplying(loaded, 0, method, path), method, path))
+    const first = firstApplying(rules, 0, method, path)
+    return first < 0 ? undefined : this.#spendFirst(rules, first, method, path)
+  }
+
+  /**
+   * Spends the rule at `first` (one that applies, or -1 for none) in a write; one with nothing left
+   * to spend (used up or deleted by another replica since the list was read) lets the next rule
+   * that applies try.
+   */
+  async #spendFirst (rules: Rule[], first: number, method: string, path: string): Promise<FaultView | undefined> {
+    for (let i = first; i >= 0; i = firstApplying(rules, i + 1, method, path)) {
+      const { applied, usedUp } = await this.#store.spend(rules[i].id)
+      if (!applied || usedUp) this.forget()
+      if (applied) return view(rules[i])
     }
     return undefined
   }
+
+  async #load (): Promise<Rule[]> {
+    if (this.#loading !== undefined) return await this.#loading
+    const generation = this.#generation
+    const loading = this.#store.list().then(rows => {
+      const rules = rows.map(row => ({ ...row, matches: globMatcher(row.path) }))
+      if (generation === this.#generation) this.#rules = rules
+      return rules
+    })
+    this.#loading = loading
+    try {
+      return await loading
+    } finally {
+      if (this.#loading === loading) this.#loading = undefined
+    }
+  }
+}
+
+/** The index of the first rule from `from` on that applies to the request (its probability drawn), or -1. */
+function firstApplying (rules: readonly Rule[], from: number, method: string, path: string): number {
+  for (let i = from; i < rules.length; i++) {
+    const rule = rules[i]
+    if (rule.method !== null && rule.method !== method) continue
+    if (!rule.matches(path)) continue
+    if (rule.probability < 1 && Math.random() >= rule.probability) continue
+    return i
+  }
+  return -1
 }
 
 function view (rule: Rule): FaultView {

@@ -30,10 +30,11 @@ export default defineArea({
   tags: [{ name: 'Sandbox', description: 'Sandbox control API: not part of the real service.' }],
   migrations,
   fixtures: [organizationsFixture, entitiesFixture],
-  // A full reset also removes every fault rule and gives the clock back its real time.
+  // A full reset also removes every fault rule (the reset deleted their rows: the cached list goes
+  // too) and gives the clock back its real time.
   reset: (app, organizationId) => {
     if (organizationId !== undefined) return
-    app.faults.clear()
+    app.faults.forget()
     app.clock.real()
   },
   plugin: sandboxRoutes

@@ -2,15 +2,16 @@
 // they see every request, and fault rules act before authentication.
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
-import { RequestLog } from './request-log.js'
+import { openRequestLog, type RequestLogging } from './request-log.js'
 import { Faults, faultError } from './faults.js'
-import { SANDBOX_SCHEMAS } from '../../schemas/sandbox.js'
+import { faultsStore } from './store.js'
+import { SANDBOX_SCHEMAS, type FaultView } from '../../schemas/sandbox.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** The bounded in-memory log of recent requests (`/_sandbox/requests`). */
-    requestLog: RequestLog
-    /** Active fault injection rules (`/_sandbox/faults`). */
+    /** The bounded log of recent requests (`/_sandbox/requests`): in memory on SQLite, shared by replicas on PostgreSQL. */
+    requestLog: RequestLogging
+    /** Active fault injection rules (`/_sandbox/faults`), shared by replicas through the database. */
     faults: Faults
   }
   interface FastifyRequest {
@@ -32,19 +33,24 @@ const pathOf = (url: string): string => {
 }
 
 async function sandboxInfrastructure (app: FastifyInstance): Promise<void> {
-  const log = new RequestLog(app.config.requestLogSize, app.clock, (err) => { app.log.error({ err }, 'a request could not be written to the request log') })
-  const faults = new Faults()
+  const log = openRequestLog(app.storage.db, app.config.requestLogSize, app.clock, (err) => { app.log.error({ err }, 'a request could not be written to the request log') })
+  const faults = new Faults(app.storage.store(faultsStore))
   app.decorate('requestLog', log)
   app.decorate('faults', faults)
+  // Another replica added, deleted or used up a rule: read the list again.
+  app.sharedState.onStale(() => { faults.forget() })
+  // Entries answered just before closing are written while the database is still open.
+  app.addHook('onClose', async () => { await log.settle() })
   app.decorateRequest('sandboxPayload', null)
   // Response shapes of the control API, named once in the OpenAPI document.
   for (const schema of SANDBOX_SCHEMAS) app.addSchema(schema)
 
   app.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
-    if (faults.size === 0 || isControl(request.url)) return done()
-    const rule = faults.take(request.method, pathOf(request.url))
-    if (rule === undefined) return done()
-    const act = (): void => {
+    if (isControl(request.url)) return done()
+    // Undefined at once when no cached rule can match (no database call); else the rule, spent.
+    const taking = faults.take(request.method, pathOf(request.url))
+    if (taking === undefined) return done()
+    const act = (rule: FaultView): void => {
       if (rule.drop) {
         // No answer at all: the client sees the connection close.
         reply.hijack()
@@ -57,8 +63,11 @@ async function sandboxInfrastructure (app: FastifyInstance): Promise<void> {
       if (rule.status === null) return done()
       done(faultError(rule, request.routeOptions.config?.oauth === true))
     }
-    if (rule.delayMs > 0) setTimeout(act, rule.delayMs)
-    else act()
+    taking.then(rule => {
+      if (rule === undefined) done()
+      else if (rule.delayMs > 0) setTimeout(() => { act(rule) }, rule.delayMs)
+      else act(rule)
+    }, (err: unknown) => { done(err as Error) })
   })
 
   app.addHook('onSend', (request: FastifyRequest, _reply: FastifyReply, payload: unknown, done: (err: null, payload: unknown) => void) => {

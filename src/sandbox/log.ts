@@ -12,14 +12,15 @@ export default async function log (app: FastifyInstance): Promise<void> {
     description: 'The most recent requests, newest first: method, path, status, duration, request id, client, sandbox time, ' +
         'and the headers and bodies of request and answer. Credentials are masked (`Authorization` keeps its scheme only, cookies are dropped, ' +
         'fields such as `client_secret`, `access_token`, `refresh_token`, `clientSecret` and `secret` read `[redacted]`) and bodies longer than ' +
-        '4096 characters are cut. The log is in memory and bounded by REQUEST_LOG_SIZE (oldest dropped); a restart empties it, a reset does not. ' +
+        '4096 characters are cut. The log is bounded by REQUEST_LOG_SIZE (oldest dropped); a reset does not empty it. On SQLite it is in memory ' +
+        '(a restart empties it); on PostgreSQL it is in the database, shared by every replica (each request served by any of them). ' +
         'Not logged: reads of the control API (`GET /_sandbox/...`: the dashboard, health, clock, clients, ...) and the log\'s own routes. ' +
         'Filters combine: `method`, `path` (exact, or with `*` for any characters), `status` (`404` or `4xx`), `clientId`, `limit` (default 100).',
     querystring: RequestLogQuery,
     responses: { 200: { description: 'The log.', ...RequestLogView } }
   }, async (request) => ({
-    requests: app.requestLog.list(request.query),
-    total: app.requestLog.size,
+    requests: await app.requestLog.list(request.query),
+    total: await app.requestLog.size(),
     capacity: app.requestLog.capacity
   }))
 
@@ -31,7 +32,7 @@ export default async function log (app: FastifyInstance): Promise<void> {
     description: 'Empties the request log.',
     responses: { 204: noContent('Cleared.') }
   }, async (_request, reply) => {
-    app.requestLog.clear()
+    await app.requestLog.clear()
     return reply.code(204).send()
   })
 }

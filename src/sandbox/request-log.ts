@@ -1,7 +1,9 @@
-// The request log: the last N requests in a ring buffer. Recording does little: the request's
-// headers are written with their credentials masked and the client they name is read (no
-// credential stays in memory), and the entry is kept as text (entry-text.ts) in a slot of an
-// off-heap buffer. Masking bodies, cutting long ones and formatting happen when someone reads the log.
+// The request log: the last N requests. On SQLite, a ring buffer in memory; on PostgreSQL, a table
+// every replica writes to and reads (RequestLogging, at the end of this file, says why each).
+// The ring: recording does little: the request's headers are written with their credentials
+// masked and the client they name is read (no credential stays in memory), and the entry is kept
+// as text (entry-text.ts) in a slot of an off-heap buffer. Masking bodies, cutting long ones and
+// formatting happen when someone reads the log.
 // Why text off the heap: entries kept as objects outlive a couple of young-generation collections
 // under load, so the garbage collector promoted each one to the old generation, which then grew
 // by megabytes a second and cost more CPU than the rest of the request's logging.
@@ -9,6 +11,7 @@
 // that turn's together (turn-batch.ts says why). Until then a request is held by reference; the
 // time and the duration are taken when it is recorded, and every read of the log writes what is
 // pending first.
+import { AsyncResource } from 'node:async_hooks'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Clock } from '../clock.js'
 import { redactUrl } from '../plugins/requests.js'
@@ -16,6 +19,8 @@ import { EntryReader, EntryWriter } from './entry-text.js'
 import { TurnBatch } from '../turn-batch.js'
 import luhn from 'fast-luhn'
 import { refusedTokenClient, tokenEndpointClient } from '../auth/named-client.js'
+import { isUnavailable, type Db } from '../storage/db.js'
+import { requestLogStore, type RequestLogRow, type RequestLogStore } from './store.js'
 
 const BODY_LIMIT = 4096
 // A longer answer is cut when recorded, so the log never holds large documents (/openapi.json).
@@ -232,6 +237,56 @@ interface Pending {
   durationMs: number
 }
 
+/** An answered request as the entry text the log keeps (entry-text.ts); credentials in request headers masked, bodies masked. */
+function entryText ({ request, reply, payload, status, at, durationMs }: Pending): string {
+  const kept = keepPayload(payload)
+  const entry = new EntryWriter()
+    // The duration in whole microseconds: an integer is cheaper to write than a fraction.
+    .number(at).string(request.method).string(request.url).number(status).number(Math.round(durationMs * 1000))
+    .string(request.id).nullable(clientOf(request, status, kept))
+  writeHeaders(entry, request.headers, true)
+  entry.nullable(bodyJson(storeBody(keepBody(request))))
+  writeHeaders(entry, reply.getHeaders(), false)
+  entry.nullable(kept)
+  return entry.text
+}
+
+function readEntry (text: string): Recorded {
+  const entry = new EntryReader(text)
+  const at = entry.number()
+  const method = entry.string()
+  const url = entry.string()
+  const status = entry.number()
+  const durationMs = entry.number() / 1000
+  const requestId = entry.string()
+  const clientId = entry.nullable()
+  const headers = readHeaders(entry)
+  const body = entry.nullable()
+  const responseHeaders = readHeaders(entry)
+  const payload = entry.nullable()
+  return { at, method, url, status, durationMs, requestId, clientId, headers, body: restoreBody(body === null ? null : JSON.parse(body) as StoredBody), responseHeaders, payload }
+}
+
+/** An entry as the log shows it: every credential, secret field and card number masked, bodies cut. */
+function formatEntry (r: Recorded): RequestLogEntry {
+  const type = String(r.responseHeaders['content-type'] ?? '')
+  return {
+    requestId: r.requestId,
+    timestamp: new Date(r.at).toISOString(),
+    method: r.method,
+    path: pathOf(r),
+    status: r.status,
+    durationMs: Math.round(r.durationMs * 100) / 100,
+    clientId: r.clientId,
+    request: { headers: r.headers, ...showBody(r.body, false) },
+    response: {
+      headers: showHeaders(r.responseHeaders),
+      ...showBody(r.payload, type.includes('json') || type.startsWith('text/'))
+    }
+  }
+}
+
+/** The in-memory ring buffer (SQLite's request log; see `openRequestLog`). */
 export class RequestLog {
   readonly capacity: number
   readonly #clock: Clock
@@ -261,17 +316,8 @@ export class RequestLog {
     this.#pending.add({ request, reply, payload, status, at: this.#clock.now(), durationMs: reply.elapsedTime })
   }
 
-  #write ({ request, reply, payload, status, at, durationMs }: Pending): void {
-    const kept = keepPayload(payload)
-    const entry = new EntryWriter()
-      // The duration in whole microseconds: an integer is cheaper to write than a fraction.
-      .number(at).string(request.method).string(request.url).number(status).number(Math.round(durationMs * 1000))
-      .string(request.id).nullable(clientOf(request, status, kept))
-    writeHeaders(entry, request.headers, true)
-    entry.nullable(bodyJson(storeBody(keepBody(request))))
-    writeHeaders(entry, reply.getHeaders(), false)
-    entry.nullable(kept)
-    this.#keep(this.#next, entry.text)
+  #write (pending: Pending): void {
+    this.#keep(this.#next, entryText(pending))
     this.#next = (this.#next + 1) % this.capacity
     if (this.#size < this.capacity) this.#size++
   }
@@ -300,20 +346,7 @@ export class RequestLog {
   #entry (index: number): Recorded {
     const length = this.#lengths[index]
     const start = (index % CHUNK) * SLOT
-    const text = length < 0 ? this.#large.get(index)! : this.#chunks[Math.floor(index / CHUNK)].toString('utf8', start, start + length)
-    const entry = new EntryReader(text)
-    const at = entry.number()
-    const method = entry.string()
-    const url = entry.string()
-    const status = entry.number()
-    const durationMs = entry.number() / 1000
-    const requestId = entry.string()
-    const clientId = entry.nullable()
-    const headers = readHeaders(entry)
-    const body = entry.nullable()
-    const responseHeaders = readHeaders(entry)
-    const payload = entry.nullable()
-    return { at, method, url, status, durationMs, requestId, clientId, headers, body: restoreBody(body === null ? null : JSON.parse(body) as StoredBody), responseHeaders, payload }
+    return readEntry(length < 0 ? this.#large.get(index)! : this.#chunks[Math.floor(index / CHUNK)].toString('utf8', start, start + length))
   }
 
   /** Newest first, filtered, formatted for reading. */
@@ -330,26 +363,152 @@ export class RequestLog {
       if (status !== undefined && !(status.endsWith('xx') ? String(r.status)[0] === status[0] : String(r.status) === status)) continue
       if (path !== undefined && !path(pathOf(r))) continue
       if (filter.clientId !== undefined && r.clientId !== filter.clientId) continue
-      out.push(this.#format(r))
+      out.push(formatEntry(r))
     }
     return out
   }
+}
 
-  #format (r: Recorded): RequestLogEntry {
-    const type = String(r.responseHeaders['content-type'] ?? '')
-    return {
-      requestId: r.requestId,
-      timestamp: new Date(r.at).toISOString(),
-      method: r.method,
-      path: pathOf(r),
-      status: r.status,
-      durationMs: Math.round(r.durationMs * 100) / 100,
-      clientId: r.clientId,
-      request: { headers: r.headers, ...showBody(r.body, false) },
-      response: {
-        headers: showHeaders(r.responseHeaders),
-        ...showBody(r.payload, type.includes('json') || type.startsWith('text/'))
+/**
+ * The request log as the routes and hooks use it, on either backend (`openRequestLog` chooses):
+ * - SQLite: the in-memory ring above. One process owns an SQLite database, so its log is the
+ *   whole sandbox's; recording costs a few microseconds and no database work (the benchmark
+ *   measures this path). A restart empties it.
+ * - PostgreSQL: the `sandbox_request_log` table, so the log read on one replica holds the calls
+ *   every replica served. Each entry is formatted (masked: no credential, secret field or card
+ *   number reaches the table, exactly as the ring shows it) at the end of the event loop's turn
+ *   that answered it, and the turn's entries are inserted together, on the pool, outside the group
+ *   commit (a log insert never waits for the global write lock); the same statement deletes the
+ *   oldest beyond REQUEST_LOG_SIZE. An entry reaches the table a round trip after its answer.
+ * Both answer reads the same: newest first, the same filters, at most `capacity` entries; a read
+ * on a replica first writes what that replica has pending.
+ */
+export interface RequestLogging {
+  readonly capacity: number
+  /** Records an answered request (written at the end of this turn of the event loop). */
+  record (request: FastifyRequest, reply: FastifyReply, payload: unknown, status?: number): void
+  /** Newest first, filtered, formatted for reading. */
+  list (filter?: RequestLogFilter): Promise<RequestLogEntry[]>
+  /** How many entries the log holds. */
+  size (): Promise<number>
+  /** Forgets every request answered so far, written or not. */
+  clear (): Promise<void>
+  /** Writes what is pending (before the database closes). */
+  settle (): Promise<void>
+}
+
+/** The backend's request log (see RequestLogging). `onError` hears of entries that could not be written. */
+export function openRequestLog (db: Db, capacity: number, clock: Clock, onError: (error: unknown) => void): RequestLogging {
+  return db.dialect === 'postgres' ? new TableRequestLog(requestLogStore(db), capacity, clock, onError) : new MemoryRequestLog(new RequestLog(capacity, clock, onError))
+}
+
+class MemoryRequestLog implements RequestLogging {
+  readonly #ring: RequestLog
+  constructor (ring: RequestLog) { this.#ring = ring }
+  get capacity (): number { return this.#ring.capacity }
+  record (request: FastifyRequest, reply: FastifyReply, payload: unknown, status?: number): void { this.#ring.record(request, reply, payload, status) }
+  async list (filter?: RequestLogFilter): Promise<RequestLogEntry[]> { return this.#ring.list(filter) }
+  async size (): Promise<number> { return this.#ring.size }
+  async clear (): Promise<void> { this.#ring.clear() }
+  async settle (): Promise<void> {}
+}
+
+/** The status filter (`404`, `4xx`) as a range. */
+const statusRange = (status: string): [number, number] => {
+  const n = Number(status.slice(0, 1))
+  return status.endsWith('xx') ? [n * 100, n * 100 + 99] : [Number(status), Number(status)]
+}
+
+class TableRequestLog implements RequestLogging {
+  readonly capacity: number
+  readonly #store: RequestLogStore
+  readonly #clock: Clock
+  readonly #onError: (error: unknown) => void
+  /** Answered in this turn, not formatted yet. */
+  #pending: Pending[] = []
+  /** Formatted, waiting for the insert in flight to finish (at most `capacity`: more would be deleted at once). */
+  #queue: RequestLogRow[] = []
+  #writing: Promise<void> | undefined
+  /** The last insert failed because the database is away. */
+  #away = false
+
+  constructor (store: RequestLogStore, capacity: number, clock: Clock, onError: (error: unknown) => void) {
+    this.capacity = capacity
+    this.#store = store
+    this.#clock = clock
+    this.#onError = onError
+  }
+
+  record (request: FastifyRequest, reply: FastifyReply, payload: unknown, status = reply.statusCode): void {
+    if (this.#pending.length === 0) setImmediate(this.#flush)
+    this.#pending.push({ request, reply, payload, status, at: this.#clock.now(), durationMs: reply.elapsedTime })
+  }
+
+  // Bound to the context the log was made in, so an insert never runs on a write's transaction
+  // (AsyncLocalStorage carries that), whatever code answered the request.
+  readonly #flush = AsyncResource.bind((): void => {
+    if (this.#pending.length === 0) return
+    const pending = this.#pending
+    this.#pending = []
+    for (const p of pending) {
+      try {
+        const r = readEntry(entryText(p))
+        this.#queue.push({ method: r.method, path: pathOf(r), status: r.status, clientId: r.clientId, entry: JSON.stringify(formatEntry(r)) })
+      } catch (error) {
+        this.#onError(error)
       }
     }
+    if (this.#queue.length > this.capacity) this.#queue.splice(0, this.#queue.length - this.capacity)
+    this.#writing ??= this.#pump()
+  })
+
+  /** Inserts what is queued, one statement at a time (so entries keep their order), until nothing is left. */
+  async #pump (): Promise<void> {
+    try {
+      while (this.#queue.length > 0) {
+        const rows = this.#queue
+        this.#queue = []
+        try {
+          await this.#store.append(rows, this.capacity)
+          this.#away = false
+        } catch (error) {
+          // While the database is away, once: not once per turn of traffic.
+          if (!this.#away) this.#onError(error)
+          this.#away = isUnavailable(error)
+        }
+      }
+    } finally {
+      this.#writing = undefined
+    }
+  }
+
+  async settle (): Promise<void> {
+    this.#flush()
+    while (this.#writing !== undefined) await this.#writing
+  }
+
+  async list (filter: RequestLogFilter = {}): Promise<RequestLogEntry[]> {
+    await this.settle()
+    const rows = await this.#store.search({
+      method: filter.method?.toUpperCase(),
+      path: filter.path,
+      status: filter.status === undefined ? undefined : statusRange(filter.status),
+      clientId: filter.clientId,
+      limit: filter.limit ?? 100
+    }, this.capacity)
+    return rows.map(entry => JSON.parse(entry) as RequestLogEntry)
+  }
+
+  async size (): Promise<number> {
+    await this.settle()
+    return await this.#store.count(this.capacity)
+  }
+
+  async clear (): Promise<void> {
+    this.#pending = []
+    this.#queue = []
+    // An insert in flight lands before the deletion.
+    while (this.#writing !== undefined) await this.#writing
+    await this.#store.clear()
   }
 }

@@ -1,5 +1,7 @@
-// The sandbox area's store: which seed files this database has loaded.
+// The sandbox area's stores: which seed files this database has loaded, the fault rules, and the
+// request log's table (PostgreSQL).
 import { groupCommit, type Db } from '../storage/db.js'
+import { sharedVersionBump } from '../storage/shared.js'
 
 export interface SeedsStore {
   /** Whether a seed file with this digest was loaded into this database (a full reset forgets it). */
@@ -14,5 +16,204 @@ export function seedsStore (db: Db): SeedsStore {
   return {
     async loaded (digest) { return await loaded.get(digest) !== undefined },
     async markLoaded (digest, at) { await write(async () => { await mark.run(digest, at) }) }
+  }
+}
+
+// ---- Fault rules ----
+
+/** A fault rule as stored. */
+export interface FaultRow {
+  id: string
+  method: string | null
+  path: string
+  status: number | null
+  delayMs: number
+  drop: boolean
+  count: number | null
+  probability: number
+  retryAfterSeconds: number | null
+  remaining: number | null
+  applied: number
+  createdAt: string
+}
+
+export interface FaultsStore {
+  /** Every rule, in the order they are tried (oldest first). */
+  list (): Promise<FaultRow[]>
+  add (rule: FaultRow): Promise<void>
+  /** Whether a rule had this id. */
+  delete (id: string): Promise<boolean>
+  clear (): Promise<void>
+  /**
+   * Counts one application of a rule: spends one of its `remaining` (atomically, across replicas),
+   * deleting it once spent. `applied` is false when there was nothing left to spend (spent or
+   * deleted meanwhile, maybe by another replica): the request is then served as if it did not match.
+   */
+  spend (id: string): Promise<{ applied: boolean, usedUp: boolean }>
+}
+
+interface StoredFault {
+  id: string
+  method: string | null
+  path: string
+  status: number | null
+  delay_ms: number
+  drop_connection: number
+  count: number | null
+  probability: number
+  retry_after_seconds: number | null
+  remaining: number | null
+  applied: number
+  created_at: string
+}
+
+const faultRow = (r: StoredFault): FaultRow => ({
+  id: r.id,
+  method: r.method,
+  path: r.path,
+  status: r.status,
+  delayMs: r.delay_ms,
+  drop: r.drop_connection !== 0,
+  count: r.count,
+  probability: r.probability,
+  retryAfterSeconds: r.retry_after_seconds,
+  remaining: r.remaining,
+  applied: r.applied,
+  createdAt: r.created_at
+})
+
+// Every write that changes the rule list bumps the shared version (src/storage/shared.ts), so each
+// replica reloads the list it caches before its next request. Spending one of a rule's count does
+// not change the list, unless it spends the last.
+export function faultsStore (db: Db): FaultsStore {
+  const list = db.prepare<[], StoredFault>(`SELECT id, method, path, status, delay_ms, drop_connection, count, probability, retry_after_seconds,
+    remaining, applied, created_at FROM sandbox_faults ORDER BY rowid`)
+  const insert = db.prepare(`INSERT INTO sandbox_faults (id, method, path, status, delay_ms, drop_connection, count, probability, retry_after_seconds,
+    remaining, applied, created_at) VALUES (@id, @method, @path, @status, @delayMs, @drop, @count, @probability, @retryAfterSeconds, @remaining, @applied, @createdAt)`)
+  const remove = db.prepare('DELETE FROM sandbox_faults WHERE id = ?')
+  const removeAll = db.prepare('DELETE FROM sandbox_faults')
+  // Only a rule with something left (or no count) is applied: under the write lock, so replicas
+  // racing for a rule's last use find one winner.
+  const spend = db.prepare('UPDATE sandbox_faults SET remaining = remaining - 1, applied = applied + 1 WHERE id = ? AND (remaining IS NULL OR remaining > 0)')
+  const removeSpent = db.prepare('DELETE FROM sandbox_faults WHERE id = ? AND remaining = 0')
+  const stale = sharedVersionBump(db)
+  const write = groupCommit(db)
+  return {
+    async list () { return (await list.all()).map(faultRow) },
+    async add (rule) {
+      await write(async () => {
+        await insert.run({ ...rule, drop: rule.drop ? 1 : 0 })
+        await stale()
+      })
+    },
+    async delete (id) {
+      return await write(async () => {
+        const deleted = (await remove.run(id)).changes > 0
+        if (deleted) await stale()
+        return deleted
+      })
+    },
+    async clear () {
+      await write(async () => {
+        await removeAll.run()
+        await stale()
+      })
+    },
+    async spend (id) {
+      return await write(async () => {
+        if ((await spend.run(id)).changes === 0) return { applied: false, usedUp: false }
+        const usedUp = (await removeSpent.run(id)).changes > 0
+        if (usedUp) await stale()
+        return { applied: true, usedUp }
+      })
+    }
+  }
+}
+
+// ---- The request log's table (PostgreSQL) ----
+
+/** One request log entry as the table keeps it: the entry as the log shows it (masked) and the columns filters read. */
+export interface RequestLogRow {
+  method: string
+  path: string
+  status: number
+  clientId: string | null
+  /** The entry's JSON. */
+  entry: string
+}
+
+export interface RequestLogSearch {
+  method?: string
+  /** Exact path, or a pattern where `*` matches any characters. */
+  path?: string
+  /** An inclusive range of statuses. */
+  status?: [number, number]
+  clientId?: string
+  limit: number
+}
+
+export interface RequestLogStore {
+  /** Adds entries (oldest first) and deletes the oldest beyond `capacity`, in one statement. */
+  append (rows: RequestLogRow[], capacity: number): Promise<void>
+  /** The JSON of the newest `limit` entries that match, among the newest `capacity`, newest first. */
+  search (search: RequestLogSearch, capacity: number): Promise<string[]>
+  /** How many entries there are, at most `capacity`. */
+  count (capacity: number): Promise<number>
+  clear (): Promise<void>
+}
+
+/** A LIKE pattern (escape `\`) for a request log path pattern: `*` matches any characters, the rest is literal. */
+const likePattern = (pattern: string): string => pattern.replace(/[\\%_]/g, '\\$&').replace(/\*/g, '%')
+/** PostgreSQL text holds no NUL character (a client id sent to the token endpoint may have one). */
+const pgText = (text: string): string => text.includes('\0') ? text.replace(/\0/g, '\uFFFD') : text
+
+/**
+ * PostgreSQL only. None of these statements runs in a write: a log insert takes no part in the
+ * group commit and does not wait for its global write lock (it runs on the pool, on its own), so
+ * logging never queues behind ledger writes. Each statement is atomic by itself: an insert and the
+ * deletion of what it pushes beyond the capacity are one statement. Replicas appending at the same
+ * moment may leave a few more rows than the capacity until the next append; reads look at the
+ * newest `capacity` only.
+ */
+export function requestLogStore (db: Db): RequestLogStore {
+  if (db.dialect !== 'postgres') throw new Error('The request log table is used on PostgreSQL only (SQLite keeps the log in memory)')
+  // The deletion cannot see the rows its own statement inserts: it keeps `capacity - added` of the others.
+  const append = db.prepare<[string[], string[], number[], Array<string | null>, string[], number]>(`WITH added AS (
+      INSERT INTO sandbox_request_log (method, path, status, client_id, entry)
+      SELECT method, path, status, client_id, entry FROM unnest(?::text[], ?::text[], ?::bigint[], ?::text[], ?::text[])
+        WITH ORDINALITY AS batch(method, path, status, client_id, entry, n)
+      ORDER BY n
+      RETURNING 1
+    )
+    DELETE FROM sandbox_request_log WHERE seq <= (SELECT seq FROM sandbox_request_log ORDER BY seq DESC OFFSET ? LIMIT 1)`)
+  const search = db.prepare<Record<string, unknown>, string>(`SELECT entry FROM sandbox_request_log
+    WHERE seq > COALESCE((SELECT seq FROM sandbox_request_log ORDER BY seq DESC OFFSET @capacity LIMIT 1), 0)
+      AND (CAST(@method AS TEXT) IS NULL OR method = @method)
+      AND (CAST(@path AS TEXT) IS NULL OR path LIKE @path ESCAPE '\\')
+      AND (CAST(@statusFrom AS BIGINT) IS NULL OR status BETWEEN @statusFrom AND @statusTo)
+      AND (CAST(@clientId AS TEXT) IS NULL OR client_id = @clientId)
+    ORDER BY seq DESC LIMIT @limit`).pluck()
+  const count = db.prepare<[number], number>('SELECT count(*) FROM (SELECT 1 FROM sandbox_request_log ORDER BY seq DESC LIMIT ?) AS newest').pluck()
+  const clear = db.prepare('DELETE FROM sandbox_request_log')
+  return {
+    async append (rows, capacity) {
+      const kept = rows.length > capacity ? rows.slice(rows.length - capacity) : rows
+      if (kept.length === 0) return
+      await append.run(kept.map(r => pgText(r.method)), kept.map(r => pgText(r.path)), kept.map(r => r.status),
+        kept.map(r => r.clientId === null ? null : pgText(r.clientId)), kept.map(r => r.entry), capacity - kept.length)
+    },
+    async search (s, capacity) {
+      return await search.all({
+        capacity,
+        method: s.method ?? null,
+        path: s.path === undefined ? null : likePattern(pgText(s.path)),
+        statusFrom: s.status?.[0] ?? null,
+        statusTo: s.status?.[1] ?? null,
+        clientId: s.clientId === undefined ? null : pgText(s.clientId),
+        limit: s.limit
+      })
+    },
+    async count (capacity) { return (await count.get(capacity)) ?? 0 },
+    async clear () { await clear.run() }
   }
 }

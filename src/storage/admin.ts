@@ -47,8 +47,9 @@ export interface AdminStore {
   entity (id: string): Promise<{ type: string, organizationId: string, userId: string } | undefined>
 }
 
-// Kept by a reset: the signing key and friends, the migration record, the replicas' shared state.
-const KEEP = new Set(['settings', 'migrations', 'shared_state'])
+// Kept by a reset: the signing key and friends, the migration record, the replicas' shared state,
+// the request log (PostgreSQL's; the reset itself is seen in it, as in SQLite's in-memory log).
+const KEEP = new Set(['settings', 'migrations', 'shared_state', 'sandbox_request_log'])
 
 const quote = (name: string): string => `"${name.replace(/"/g, '""')}"`
 
