@@ -322,8 +322,7 @@ function toPostgres (text: string): { text: string, names: string[] | undefined 
 type Value = string | number | bigint | boolean | Buffer | null
 // PostgreSQL text cannot hold NUL; SQLite's can. A NUL in a parameter (a hostile id in a path,
 // say) becomes U+FFFD: a lookup then finds nothing, as on SQLite, instead of failing.
-const NUL = /\u0000/g
-const bindValue = (v: unknown): Value => v === undefined ? null : typeof v === 'string' && v.includes('\u0000') ? v.replace(NUL, '\uFFFD') : v as Value
+const bindValue = (v: unknown): Value => v === undefined ? null : typeof v === 'string' && v.includes('\u0000') ? v.replaceAll('\u0000', '\uFFFD') : v as Value
 
 class PostgresStatement<P extends unknown[] | object, R> implements Statement<P, R> {
   readonly #db: PostgresDb
