@@ -43,7 +43,7 @@ CREATE TABLE sandbox_faults (
 -- JSON, and the columns its filters read. SQLite keeps the log in memory (one process owns the
 -- database) and leaves this table empty; a reset keeps it.
 CREATE TABLE sandbox_request_log (
-  seq INTEGER PRIMARY KEY,
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
   method TEXT NOT NULL,
   path TEXT NOT NULL,
   status INTEGER NOT NULL,

@@ -19,7 +19,7 @@ const ALL: Migration[] = [
 
 // The tables whose SQLite rowid the code reads (ORDER BY rowid, rowid cursors): on PostgreSQL they
 // carry an explicit `rowid` identity column.
-const ROWID_TABLES = ['catalogue_entries', 'management_links', 'refresh_tokens', 'users', 'webhook_attempts', 'webhook_endpoints', 'webhook_messages']
+const ROWID_TABLES = ['catalogue_entries', 'management_links', 'refresh_tokens', 'sandbox_faults', 'users', 'webhook_attempts', 'webhook_endpoints', 'webhook_messages']
 
 t.test('every migration has its PostgreSQL text', async t => {
   t.ok(ALL.length > 0)
