@@ -49,7 +49,7 @@ export const VARIABLES: Array<{ name: string, flag?: string, default: string, de
   { name: 'PORT', flag: '--port', default: '8080', description: 'TCP port to listen on (0 picks a free one).' },
   { name: 'HOST', flag: '--host', default: '127.0.0.1', description: 'Address to listen on. Beyond loopback, SANDBOX_ADMIN_TOKEN is required.' },
   { name: 'DATABASE_PATH', flag: '--database', default: './data/sandbox.db', description: 'SQLite file (created with its folder on demand) or `:memory:`.' },
-  { name: 'SERVICE_NAME', default: 'service', description: 'Names the headers `x-<name>-request-id` and `x-<name>-organization-id`.' },
+  { name: 'SERVICE_NAME', default: 'service', description: 'Names the headers `x-<name>-request-id`, `x-<name>-organization-id` and the end user context headers (`X-<name>-User-Ip`, `-User-Agent`, ...: `X-Service-User-Ip` by default).' },
   { name: 'PARTNER_AREA', default: 'partner', description: 'First path segment of `/<partner>/kyc-sharing/...` and of its scope.' },
   { name: 'PUBLIC_URL', default: 'http://<host>:<port>', description: 'Base URL used in management links and the banner.' },
   { name: 'TOKEN_TTL_SECONDS', default: '600', description: 'Access token lifetime (`expires_in`).' },

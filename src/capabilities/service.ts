@@ -7,7 +7,7 @@ import { followDueWork } from '../kit/due-work.js'
 import { ApiError, conflict, entityNotFound } from '../errors.js'
 import { catalogueOf, catalogueService, countryAllows } from '../catalogue/lookup.js'
 import { kycStore } from '../kyc/store.js'
-import { operationNotAllowed } from '../http/user-context.js'
+import { operationNotAllowed, requireUserContext } from '../http/user-context.js'
 import type { TermsOfService } from '../../schemas/catalogue.js'
 import type { ProcessCode, ProcessStatus } from '../../schemas/kyc.js'
 import { evaluate, evaluateAll, fulfilled, type Capability, type CapabilityCode, type UserFacts } from './evaluate.js'
@@ -137,7 +137,8 @@ export async function vibanTermsApply (app: FastifyInstance, organizationId: str
  * to the user's type and country of residence, and terms not accepted yet.
  */
 export async function acceptTerms (app: FastifyInstance, organizationId: string, userId: string, code: string, ip: string | undefined): Promise<TermsOfService> {
-  if (ip === undefined) throw operationNotAllowed(['missing-user-ip-header'], 'Request not allowed due to missing user context')
+  const context = { ip }
+  requireUserContext(context, ['ip'], app.config.serviceName)
   const user = await basics(app, organizationId, userId)
   const terms = catalogueService(app).listTermsOfService({}).find(t => t.code === code)
   if (terms === undefined) throw entityNotFound('termsOfService')
@@ -148,7 +149,7 @@ export async function acceptTerms (app: FastifyInstance, organizationId: string,
     throw operationNotAllowed(['terms-of-service-not-applicable'], 'The terms of service cannot be accepted because they do not apply to the user country of residence')
   }
   const at = app.clock.iso()
-  if (!await capabilitiesOf(app).accept(organizationId, userId, code, at, ip)) {
+  if (!await capabilitiesOf(app).accept(organizationId, userId, code, at, context.ip)) {
     throw operationNotAllowed(['terms-of-service-already-accepted'], 'The terms of service have already been accepted')
   }
   return { ...terms, acceptedAt: at }

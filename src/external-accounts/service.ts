@@ -14,6 +14,7 @@ import type { CreateAchRequest, CreateCardRequest, CreateExternalAccountRequest,
 import { externalAccountsStore, type EventMaker, type ExternalAccountRecord, type ExternalAccountsStore } from './store.js'
 import { checkExternalAccountType } from './permissions.js'
 import { behaviourOf, brandOf, cardFingerprint, expiryEnd, passesLuhn } from './cards.js'
+import { checkPlace, checkPostalCode } from '../users/rules.js'
 
 export const externalAccountsOf = (app: FastifyInstance): ExternalAccountsStore => app.storage.store(externalAccountsStore)
 
@@ -125,24 +126,16 @@ export function routingNumberValid (routing: string): boolean {
   return (3 * (d[0] + d[3] + d[6]) + 7 * (d[1] + d[4] + d[7]) + (d[2] + d[5] + d[8])) % 10 === 0
 }
 
-const US_POSTAL_CODE = /^[0-9]{5}(-[0-9]{4})?$/
-
-/** An ACH bank account, `ok` at once: routing number, the address's country, subdivision and postal code, duplicate. */
+/** An ACH bank account, `ok` at once: routing number, the address's country, subdivision and postal code (US: ZIP or ZIP+4), duplicate. */
 async function achRecord (app: FastifyInstance, organizationId: string, userId: string, input: CreateAchRequest, now: string): Promise<ExternalAccountRecord> {
   const catalogue = await catalogueOf(app)
   const rail = catalogue.rails().find(r => r.type === 'bank' && r.network === 'ach' && r.asset === input.asset)
   if (rail === undefined) throw entityNotFound('rail', 'A rail for the specified type, asset and network cannot be found')
   if (!routingNumberValid(input.routingNumber)) throw invalidNumber('The routing number is invalid', 'routingNumber')
   const { address } = input
-  if (!catalogue.countryAllows(address.country, 'residence')) {
-    throw conflict('country_not_supported', 'The country is not supported', { context: 'body', property: 'address.country' })
-  }
-  if (!address.subdivision.startsWith(`${address.country}-`) || !catalogue.subdivisionAllowsResidence(address.country, address.subdivision)) {
-    throw conflict('subdivision_not_supported', 'The subdivision is not supported', { context: 'body', property: 'address.subdivision' })
-  }
-  if (address.country === 'US' && !US_POSTAL_CODE.test(address.postalCode)) {
-    throw conflict('postal_code_invalid', 'The postal code is invalid', { context: 'body', property: 'address.postalCode' })
-  }
+  // The rules a user's own address meets (users/rules.ts), with the same answers.
+  await checkPlace(app, 'address', address)
+  checkPostalCode(address, 'address', address.country)
   const fingerprint = sha256Hex(`bank:ach:${input.routingNumber}:${input.accountNumber}`)
   if (await externalAccountsOf(app).hasFingerprint(userId, fingerprint)) throw duplicateBank()
   const features = rail.features.filter(f => f === 'withdraw')

@@ -28,10 +28,25 @@ const MISSING: Partial<Record<keyof UserContext, string>> = { ip: 'missing-user-
 export const operationNotAllowed = (reasons: string[], message = 'The operation is not allowed'): ApiError =>
   conflict('operation_not_allowed', message, { reasons })
 
-/** 409 `operation_not_allowed` naming each required header that is missing (`missing-user-ip-header`, ...). */
-export function requireUserContext (context: UserContext, required: Array<'ip' | 'agent'>): void {
-  const reasons = required.filter(k => context[k] === undefined).map(k => MISSING[k]!)
-  if (reasons.length > 0) throw operationNotAllowed(reasons, 'Request not allowed due to missing user context')
+/** A header's name as people write it: `x-service-user-ip` is `X-Service-User-Ip`. */
+export const headerDisplayName = (name: string): string =>
+  name.split('-').map(part => part.charAt(0).toUpperCase() + part.slice(1)).join('-')
+
+/** A list in words: `a`, `a and b`, `a, b and c`. */
+const inWords = (items: string[]): string => items.length < 2 ? items.join('') : `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`
+
+/**
+ * 409 `operation_not_allowed` naming each required header that is missing (`missing-user-ip-header`,
+ * ...). The message is the reference's, followed by the headers to send under this SERVICE_NAME
+ * (`Request not allowed due to missing user context: send the X-Service-User-Ip header`).
+ */
+export function requireUserContext<K extends 'ip' | 'agent'> (context: UserContext, required: K[], serviceName: string): asserts context is UserContext & Record<K, string> {
+  const missing = required.filter(k => context[k] === undefined)
+  if (missing.length === 0) return
+  const names = userContextHeaderNames(serviceName)
+  const headers = missing.map(k => headerDisplayName(names[k]))
+  throw operationNotAllowed(missing.map(k => MISSING[k]!),
+    `Request not allowed due to missing user context: send the ${inWords(headers)} header${headers.length > 1 ? 's' : ''}`)
 }
 
 /** The locales the sandbox answers in; a bare language stands for its first regional form. */

@@ -213,6 +213,7 @@ export function userStore (db: Db): UserStore {
   const typeOf = db.prepare<[string, string], string>("SELECT coalesce(json_extract(record, '$.type'), 'individual') FROM users WHERE id = ? AND organization_id = ?").pluck()
   const byEmail = db.prepare<[string, string], UserRow>('SELECT id, organization_id, email, record, created_at FROM users WHERE organization_id = ? AND email_key = ?')
   const list = db.prepare<[string], UserRow>('SELECT id, organization_id, email, record, created_at FROM users WHERE organization_id = ? ORDER BY created_at, id')
+  const phoneOwner = db.prepare<[string, string], number>("SELECT 1 FROM users WHERE organization_id = ? AND json_extract(record, '$.phone.number') = ? LIMIT 1").pluck()
   const insert = db.prepare('INSERT OR IGNORE INTO users (id, organization_id, email, email_key, record, created_at) VALUES (?, ?, ?, ?, ?, ?)')
   const insertMetadata = metadataInserter(db)
   const entitiesOf = db.prepare<[string, string], { id: string, type: string }>('SELECT id, type FROM entities WHERE organization_id = ? AND user_id = ?')
@@ -245,6 +246,7 @@ export function userStore (db: Db): UserStore {
       const row = byEmail.get(org, emailKey(email))
       return row === undefined ? undefined : toUser(row)
     },
+    async phoneTaken (org, number) { return phoneOwner.get(org, number) !== undefined },
     async list (org) { return list.all(org).map(toUser) },
     async create (u, newEvents, metadata) {
       return await write(() => {

@@ -71,7 +71,7 @@ async function makeWorld (app: FastifyInstance, hookUrl: string): Promise<World>
   const tokenB = (await tokenRequest(app, { grant_type: 'client_credentials' }, basic(b.clientId, b.secret))).json().access_token as string
   const user = (await call(app, 'POST', '/core/users', {
     email: `fuzz-${randomUUID()}@example.com`, termsOfService: 'general-gb-fca', primaryCitizenship: 'GB', address: { country: 'GB' }
-  }, bearer(issued.access_token))).json().user
+  }, { ...bearer(issued.access_token), 'x-service-user-ip': '47.174.97.164' })).json().user
   const userB = (await call(app, 'POST', '/_sandbox/fixtures', { users: [{ email: `b-${randomUUID()}@example.com`, organizationId: b.organizationId }] })).json().users[0].id as string
   const entity = async (type: string): Promise<string> => (await call(app, 'POST', `/_sandbox/entities/${type}`, { userId: user.id })).json().id as string
   const accountA = await entity('accounts')
