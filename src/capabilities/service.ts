@@ -20,8 +20,6 @@ export const COOLDOWN_COUNTRIES = ['GB']
 /** How long it runs from the user's creation. */
 export const COOLDOWN_MS = 24 * 60 * 60 * 1000
 export const COOLDOWN_FEATURES = ['buy', 'deposit']
-/** Cards a user may hold (external accounts, area 4). */
-export const CARD_LIMIT = 5
 export const VIBAN_TERMS = 'unique-account-number-viban'
 
 interface UserBasics { organizationId: string, userId: string, type: 'individual' | 'business', country: string, createdAt: string }
@@ -84,8 +82,12 @@ export async function termsAcceptedAt (app: FastifyInstance, organizationId: str
   return { ...out, ...await capabilitiesOf(app).acceptances(userId) }
 }
 
-/** The facts the evaluator needs. */
-export async function userFacts (app: FastifyInstance, organizationId: string, userId: string): Promise<UserFacts> {
+/**
+ * The facts the evaluator needs. `cardLimits: false` leaves the card limits out: they say what
+ * adding a card needs (the external accounts area checks them itself when a card is added), not
+ * what an operation on a card the user already holds does.
+ */
+export async function userFacts (app: FastifyInstance, organizationId: string, userId: string, { cardLimits = true } = {}): Promise<UserFacts> {
   const user = await basics(app, organizationId, userId)
   const snapshot = await app.storage.store(kycStore).read(organizationId, userId)
   if (snapshot === undefined) throw entityNotFound('user')
@@ -99,8 +101,8 @@ export async function userFacts (app: FastifyInstance, organizationId: string, u
     kyc,
     vibanTerms: { applies: viban !== undefined && termsApply(viban, user.country, user.type), accepted: accepted[VIBAN_TERMS] !== undefined },
     cooldownRunning: running(await cooldownOf(app, user), app.clock.now()),
-    // The external accounts area counts the user's cards through the registry's hook.
-    cards: { count: await app.areas.userCards(app, organizationId, userId), limit: CARD_LIMIT }
+    // The external accounts area counts the user's cards, and knows their limits, through the registry's hook.
+    cards: cardLimits ? await app.areas.userCards(app, organizationId, userId) : undefined
   }
 }
 
@@ -117,10 +119,11 @@ export const capabilityFailure = (c: Capability): ApiError =>
 
 /**
  * The check of every operation that needs capabilities: 409 `user_capability_failure` naming the
- * first one, in the order given, that is restricted or still has requirements.
+ * first one, in the order given, that is restricted or still has requirements. The card limits
+ * are not among them: only adding a card meets those, and it checks them first.
  */
 export async function requireCapabilities (app: FastifyInstance, organizationId: string, userId: string, codes: CapabilityCode[]): Promise<void> {
-  const facts = await userFacts(app, organizationId, userId)
+  const facts = await userFacts(app, organizationId, userId, { cardLimits: false })
   for (const code of codes) {
     const capability = evaluate(code, facts)
     if (!fulfilled(capability)) throw capabilityFailure(capability)
