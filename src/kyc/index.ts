@@ -274,9 +274,11 @@ const PROCESS_OPERATIONS: ProcessOperation[] = [
     locale: true,
     userContext: false,
     description: 'Submits the tax form of `hint`: its parts at once or one at a time, each update adding to the ones before; the review starts once both are in. ' +
-      'Needs a complete profile and address; `exempt` processes refuse updates.',
+      'The residency may give an `address`: its country open to residents, its subdivision the country\'s, its postal code the country\'s form ' +
+      '(409 on `input.taxResidency.address.country`, `.subdivision`, `.postalCode`). Needs a complete profile and address; `exempt` processes refuse updates.',
     responses: {
-      409: '`locale_invalid`, `country_not_supported`, `document_number_invalid`, `document_reason_not_supported`, `certification_signature_mismatch`, ' +
+      409: '`locale_invalid`, `country_not_supported`, `subdivision_not_supported`, `postal_code_invalid`, `document_number_invalid`, ' +
+        '`document_reason_not_supported`, `certification_signature_mismatch`, ' +
         `or ${notAllowed} (\`incomplete-profile\`, \`incomplete-address\`, \`kyc-process-status-exempt\`).`
     },
     handle: handlers.taxDetails
