@@ -25,7 +25,9 @@ t.test('fixtures add and change assets, networks, rails and country restrictions
 
   t.same((await get('/core/assets/ABC')).asset, { code: 'ABC', name: 'Abc token', type: 'crypto', decimals: 4, features: ['buy', 'sell'], cooldowns: [] })
   t.same((await get('/core/assets/BTC')).asset.features, ['sell'])
-  t.match((await get('/core/assets/ABC/rates?denomination=USD')).rates.USD, { mid: /^2\.\d+|^2$/ })
+  // The fixture's USD price moved by the price model's curve (within about 35% for crypto), whatever the instant.
+  const mid = Number((await get('/core/assets/ABC/rates?denomination=USD')).rates.USD.mid)
+  t.ok(mid > 2.5 * 0.6 && mid < 2.5 * 1.5, `ABC's mid ${mid} is around its fixture price, 2.5`)
   t.same((await get('/core/rails?network=abc-chain')).rails.length, 1)
   const ny = (await get('/core/countries/US')).country.subdivisions.find((s: { code: string }) => s.code === 'US-NY')
   t.same(ny.restrictions, [{ scope: 'residence' }])
