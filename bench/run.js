@@ -237,7 +237,7 @@ async function seed (url) {
   for (let i = 0; i < USERS; i += 50) {
     const batch = await Promise.all(Array.from({ length: Math.min(50, USERS - i) }, (_, k) => json(`${url}/core/users`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'x-service-user-ip': '47.174.97.164' },
       body: JSON.stringify({
         email: `bench-${i + k}@example.com`,
         termsOfService: 'general-gb-fca',
@@ -275,7 +275,7 @@ async function seedTraders (url, token) {
   for (let i = 0; i < TRADERS; i++) {
     const user = (await json(`${url}/core/users`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'x-service-user-ip': '47.174.97.164' },
       body: JSON.stringify({ email: `trader-${i}@example.com`, termsOfService: 'general-gb-fca', primaryCitizenship: 'GB', address: { country: 'GB' } })
     })).body.user.id
     const headers = { authorization: `Bearer ${token}`, 'x-on-behalf-of': `user ${user}`, 'content-type': 'application/json' }

@@ -17,7 +17,14 @@ export const OAuthErrorBody = Type.Object({
 
 export const Uuid = Type.String({ format: 'uuid', description: 'A UUID.' })
 export const CountryCode = Type.String({ pattern: '^[A-Z]{2}$', format: 'country-code', description: 'ISO 3166-1 alpha-2 country code.' })
-export const SubdivisionCode = Type.String({ pattern: '^[A-Z]{2}-[A-Z0-9]{1,3}$', format: 'subdivision-code', description: 'ISO 3166-2 subdivision code.' })
+/**
+ * An ISO 3166-2 subdivision code, checked by its form only (the reference's pattern): one that fits
+ * it but no country has (`US-ZZ`) is the operation's 409 `subdivision_not_supported`, as for a
+ * subdivision of another country, never a 400.
+ */
+export const SubdivisionCode = Type.String({ pattern: '^[A-Z]{2}-[A-Z0-9]{1,3}$', description: 'ISO 3166-2 subdivision code.' })
+/** A subdivision that exists (the `iso-3166` package): fixtures refuse another with 400 naming its path. */
+export const KnownSubdivisionCode = Type.String({ pattern: '^[A-Z]{2}-[A-Z0-9]{1,3}$', format: 'subdivision-code', description: 'ISO 3166-2 subdivision code.' })
 export const Email = Type.String({ format: 'email', maxLength: 255, description: 'An e-mail address.' })
 export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 timestamp (UTC).' })
 

@@ -1,7 +1,7 @@
 // The sandbox control API's contract (`/_sandbox/...`): not part of the real service. Integrators
 // script against these shapes, so fields are only ever added.
 import { Type, type Static } from 'typebox'
-import { CountryCode, Email, SubdivisionCode, Timestamp, Uuid } from './common.js'
+import { CountryCode, Email, KnownSubdivisionCode, Timestamp, Uuid } from './common.js'
 
 export const ENTITY_TYPES = ['accounts', 'files', 'external-accounts', 'transactions'] as const
 export type EntityType = typeof ENTITY_TYPES[number]
@@ -183,7 +183,7 @@ export const FixtureUser = Type.Object({
   organizationId: Type.Optional({ ...Uuid, description: 'Absent: the demo organization.' }),
   email: Email,
   primaryCitizenship: Type.Optional({ ...CountryCode, description: 'Default `US`.' }),
-  address: Type.Optional(Type.Object({ country: CountryCode, subdivision: Type.Optional(SubdivisionCode) }, Strict))
+  address: Type.Optional(Type.Object({ country: CountryCode, subdivision: Type.Optional(KnownSubdivisionCode) }, Strict))
 }, Strict)
 export type FixtureUser = Static<typeof FixtureUser>
 

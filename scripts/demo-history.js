@@ -76,7 +76,7 @@ export async function demoHistory ({
       termsOfService: 'general-gb-fca',
       primaryCitizenship: 'GB',
       address: { country: 'GB', subdivision: 'GB-MAN' }
-    })
+    }, { [`x-${serviceName}-user-ip`]: '47.174.97.164' })
     userId = user.user.id
     log(`user ${userId}, created at ${new Date(start).toISOString()}`)
     for (const process of KYC_PROCESSES) await control('POST', `/users/${userId}/kyc/${process}`, { status: 'ok' })

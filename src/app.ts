@@ -13,6 +13,7 @@ import { ErrorBody, OAuthErrorBody } from '../schemas/common.js'
 import { installValidation, requestValidators, responseSerializers } from './plugins/validation.js'
 import requests from './plugins/requests.js'
 import { withLazyChildren } from './plugins/logging.js'
+import { maskLogLine } from './plugins/card-numbers.js'
 import { clientErrorHandler } from './plugins/client-errors.js'
 import rateLimits from './plugins/rate-limit.js'
 import authFailures from './plugins/auth-failures.js'
@@ -60,7 +61,14 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
 async function buildOn (options: BuildOptions, storage: Storage): Promise<FastifyInstance> {
   const { config } = options
   const clock = options.clock ?? new Clock()
-  const logger = pino({ level: config.logLevel, redact: { paths: REDACT, censor: '[redacted]' }, base: undefined }, options.logStream)
+  const logger = pino({
+    level: config.logLevel,
+    redact: { paths: REDACT, censor: '[redacted]' },
+    base: undefined,
+    // The last net under the redaction: no line leaves with a card number in its text (an error's
+    // message, a path), whatever logged it. The request line is written apart and masks its path.
+    hooks: { streamWrite: maskLogLine }
+  }, options.logStream)
 
   const app = Fastify({
     loggerInstance: logger,

@@ -57,7 +57,7 @@ export const VARIABLES: Array<{ name: string, flag?: string, default: string, de
   { name: 'DATABASE_URL', default: '(unset)', description: 'PostgreSQL 15+ instead of the SQLite file (`postgres://user:password@host:port/database`): any number of replicas on it behave as one sandbox.' },
   { name: 'DATABASE_CONNECT_TIMEOUT_SECONDS', default: '30', description: 'How long the server tries to reach PostgreSQL at start (one line per attempt) before it exits with code 2.' },
   { name: 'TRUST_PROXY', default: '(unset)', description: 'Whether the client address comes from `X-Forwarded-For` (request log, limits): unset trusts nobody; a hop count (`1`), or comma-separated addresses and CIDRs of the proxies.' },
-  { name: 'SERVICE_NAME', default: 'service', description: 'Names the headers `x-<name>-request-id` and `x-<name>-organization-id`.' },
+  { name: 'SERVICE_NAME', default: 'service', description: 'Names the headers `x-<name>-request-id`, `x-<name>-organization-id` and the end user context headers (`X-<name>-User-Ip`, `-User-Agent`, ...: `X-Service-User-Ip` by default).' },
   { name: 'PARTNER_AREA', default: 'partner', description: 'First path segment of `/<partner>/kyc-sharing/...` and of its scope.' },
   { name: 'PUBLIC_URL', default: 'http://<host>:<port>', description: 'Base URL used in management links and the banner.' },
   { name: 'TOKEN_TTL_SECONDS', default: '600', description: 'Access token lifetime (`expires_in`).' },

@@ -131,6 +131,16 @@ export async function makeUser (app: FastifyInstance, organizationId: string = D
   return created
 }
 
+// The EEA countries whose users accept general-lt-fcs (PT has terms of its own).
+const EEA = ['AT', 'BE', 'BG', 'HR', 'CY', 'CZ', 'DK', 'EE', 'FI', 'FR', 'DE', 'GR', 'HU', 'IE', 'IT', 'LV', 'LT', 'LU', 'MT', 'NL', 'PL', 'RO', 'SK', 'SI', 'ES', 'SE', 'IS', 'LI', 'NO']
+
+/** The general terms of service a user residing in `country` accepts at creation (POST /core/users checks them). */
+export const generalTerms = (country: string): string =>
+  ({ US: 'general-us-hq', GB: 'general-gb-fca', PT: 'general-pt-bop' } as Record<string, string>)[country] ?? (EEA.includes(country) ? 'general-lt-fcs' : 'general-bs-scb')
+
+/** The end user's IP header POST /core/users needs, under a service name. */
+export const userIp = (serviceName = 'service'): Record<string, string> => ({ [`x-${serviceName}-user-ip`]: '47.174.97.164' })
+
 export const bearer = (token: string): { authorization: string } => ({ authorization: `Bearer ${token}` })
 export const onBehalfOf = (userId: string): { 'x-on-behalf-of': string } => ({ 'x-on-behalf-of': `user ${userId}` })
 export const REQUEST_ID = 'x-service-request-id'

@@ -40,8 +40,20 @@ export interface UserFacts {
   vibanTerms: { applies: boolean, accepted: boolean }
   /** Whether a financial-promotions cooldown is running. */
   cooldownRunning: boolean
-  /** Cards the user holds and how many they may hold (external accounts, area 4). */
-  cards: { count: number, limit: number }
+  /**
+   * The user's cards and the organization's limits (external accounts, area 4): how many they hold
+   * and how many distinct cards they ever added. Absent when the card limits do not matter (an
+   * operation on a card the user already holds).
+   */
+  cards?: CardFacts
+}
+
+export interface CardFacts {
+  /** Cards the user holds now. */
+  active: number
+  /** Distinct cards the user ever added, deleted ones included. */
+  unique: number
+  limits: { active: number, unique: number }
 }
 
 export interface Capability {
@@ -90,7 +102,7 @@ interface Rule {
   cooldown?: boolean
   /** Needs the vIBAN terms accepted. */
   vibanTerms?: boolean
-  /** Limited by the number of cards: restricted at the limit. */
+  /** Limited by the number of cards: a card to delete at the active limit, restricted at the unique one. */
   cards?: boolean
 }
 
@@ -134,7 +146,12 @@ export function evaluate (code: CapabilityCode, facts: UserFacts): Capability {
   }
   if (rule.vibanTerms === true && facts.vibanTerms.applies && !facts.vibanTerms.accepted) requirements.add('user-must-accept-unique-account-number-viban-terms-of-service')
   if (rule.cooldown === true && facts.cooldownRunning) restrictions.add('financial-promotion-cooldown-running')
-  if (rule.cards === true && facts.cards.count >= facts.cards.limit) restrictions.add('user-unique-card-limit-reached')
+  if (rule.cards === true && facts.cards !== undefined) {
+    // Holding as many cards as allowed, another needs one deleted first; having added as many
+    // distinct cards as allowed, deleting one does not help.
+    if (facts.cards.active >= facts.cards.limits.active) requirements.add('user-must-delete-card')
+    if (facts.cards.unique >= facts.cards.limits.unique) restrictions.add('user-unique-card-limit-reached')
+  }
   // In the enums' order, so answers are stable.
   return {
     code,

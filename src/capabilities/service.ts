@@ -7,7 +7,7 @@ import { followDueWork } from '../kit/due-work.js'
 import { ApiError, conflict, entityNotFound } from '../errors.js'
 import { catalogueOf, catalogueService, countryAllows } from '../catalogue/lookup.js'
 import { kycStore } from '../kyc/store.js'
-import { operationNotAllowed } from '../http/user-context.js'
+import { operationNotAllowed, requireUserContext } from '../http/user-context.js'
 import type { TermsOfService } from '../../schemas/catalogue.js'
 import type { ProcessCode, ProcessStatus } from '../../schemas/kyc.js'
 import { evaluate, evaluateAll, fulfilled, type Capability, type CapabilityCode, type UserFacts } from './evaluate.js'
@@ -20,8 +20,6 @@ export const COOLDOWN_COUNTRIES = ['GB']
 /** How long it runs from the user's creation. */
 export const COOLDOWN_MS = 24 * 60 * 60 * 1000
 export const COOLDOWN_FEATURES = ['buy', 'deposit']
-/** Cards a user may hold (external accounts, area 4). */
-export const CARD_LIMIT = 5
 export const VIBAN_TERMS = 'unique-account-number-viban'
 
 interface UserBasics { organizationId: string, userId: string, type: 'individual' | 'business', country: string, createdAt: string }
@@ -84,8 +82,12 @@ export async function termsAcceptedAt (app: FastifyInstance, organizationId: str
   return { ...out, ...await capabilitiesOf(app).acceptances(userId) }
 }
 
-/** The facts the evaluator needs. */
-export async function userFacts (app: FastifyInstance, organizationId: string, userId: string): Promise<UserFacts> {
+/**
+ * The facts the evaluator needs. `cardLimits: false` leaves the card limits out: they say what
+ * adding a card needs (the external accounts area checks them itself when a card is added), not
+ * what an operation on a card the user already holds does.
+ */
+export async function userFacts (app: FastifyInstance, organizationId: string, userId: string, { cardLimits = true } = {}): Promise<UserFacts> {
   const user = await basics(app, organizationId, userId)
   const snapshot = await app.storage.store(kycStore).read(organizationId, userId)
   if (snapshot === undefined) throw entityNotFound('user')
@@ -99,8 +101,8 @@ export async function userFacts (app: FastifyInstance, organizationId: string, u
     kyc,
     vibanTerms: { applies: viban !== undefined && termsApply(viban, user.country, user.type), accepted: accepted[VIBAN_TERMS] !== undefined },
     cooldownRunning: running(await cooldownOf(app, user), app.clock.now()),
-    // The external accounts area counts the user's cards through the registry's hook.
-    cards: { count: await app.areas.userCards(app, organizationId, userId), limit: CARD_LIMIT }
+    // The external accounts area counts the user's cards, and knows their limits, through the registry's hook.
+    cards: cardLimits ? await app.areas.userCards(app, organizationId, userId) : undefined
   }
 }
 
@@ -117,10 +119,11 @@ export const capabilityFailure = (c: Capability): ApiError =>
 
 /**
  * The check of every operation that needs capabilities: 409 `user_capability_failure` naming the
- * first one, in the order given, that is restricted or still has requirements.
+ * first one, in the order given, that is restricted or still has requirements. The card limits
+ * are not among them: only adding a card meets those, and it checks them first.
  */
 export async function requireCapabilities (app: FastifyInstance, organizationId: string, userId: string, codes: CapabilityCode[]): Promise<void> {
-  const facts = await userFacts(app, organizationId, userId)
+  const facts = await userFacts(app, organizationId, userId, { cardLimits: false })
   for (const code of codes) {
     const capability = evaluate(code, facts)
     if (!fulfilled(capability)) throw capabilityFailure(capability)
@@ -137,7 +140,8 @@ export async function vibanTermsApply (app: FastifyInstance, organizationId: str
  * to the user's type and country of residence, and terms not accepted yet.
  */
 export async function acceptTerms (app: FastifyInstance, organizationId: string, userId: string, code: string, ip: string | undefined): Promise<TermsOfService> {
-  if (ip === undefined) throw operationNotAllowed(['missing-user-ip-header'], 'Request not allowed due to missing user context')
+  const context = { ip }
+  requireUserContext(context, ['ip'], app.config.serviceName)
   const user = await basics(app, organizationId, userId)
   const terms = catalogueService(app).listTermsOfService({}).find(t => t.code === code)
   if (terms === undefined) throw entityNotFound('termsOfService')
@@ -148,7 +152,7 @@ export async function acceptTerms (app: FastifyInstance, organizationId: string,
     throw operationNotAllowed(['terms-of-service-not-applicable'], 'The terms of service cannot be accepted because they do not apply to the user country of residence')
   }
   const at = app.clock.iso()
-  if (!await capabilitiesOf(app).accept(organizationId, userId, code, at, ip)) {
+  if (!await capabilitiesOf(app).accept(organizationId, userId, code, at, context.ip)) {
     throw operationNotAllowed(['terms-of-service-already-accepted'], 'The terms of service have already been accepted')
   }
   return { ...terms, acceptedAt: at }

@@ -14,7 +14,7 @@ import { migrations } from './migrations.js'
 import {
   createExternalAccount, deleteExternalAccount, externalAccountNotFound, externalAccountView, externalAccountsOf, followCardChecks, ownExternalAccount
 } from './service.js'
-import { checkExternalAccountUpdatable, organizationPermissionsFixture } from './permissions.js'
+import { cardLimitsOf, checkExternalAccountUpdatable, organizationPermissionsFixture } from './permissions.js'
 import externalAccountControls, { externalAccountsSandboxEntity } from './sandbox.js'
 
 const TAG = 'External accounts'
@@ -39,7 +39,9 @@ async function externalAccountsRoutes (app: FastifyInstance): Promise<void> {
     description: 'Adds a card or an ACH bank account of the acting user and emits `core.external-account.created`. A type the organization is not ' +
       'configured for (`organizationPermissions` fixture key) is 409 `operation_not_allowed` (`permission-denied`). A card is then checked in this order: ' +
       'Luhn (409 `number_invalid`), expiry on the sandbox clock (`date_invalid`), the rail of its brand and currency (404 `rail`), duplicate ' +
-      '(`duplicate`), credit (`card_type_not_allowed`), issuer country and declines (`operation_not_allowed`), then the card limit and the `cards` ' +
+      '(`duplicate`), credit (`card_type_not_allowed`), issuer country and declines (`operation_not_allowed`), then the organization\'s card limits ' +
+      '(`organizationPermissions.cardLimits`, default 10 distinct cards ever added and 5 held: `user_capability_failure` with the restriction ' +
+      '`user-unique-card-limit-reached`, which deleting a card does not lift, or the requirement `user-must-delete-card`) and the `cards` ' +
       'capability (`user_capability_failure`). It starts `processing` with no features and turns `ok` once the service\'s check ends ' +
       '(`CARD_CHECK_DELAY_SECONDS` later on the sandbox clock, or `POST /_sandbox/external-accounts/{externalAccountId}/status`); the number is ' +
       'never stored: answers show its brand, type, last four digits and expiry. Test card numbers decide the outcome (README). An ACH bank ' +
@@ -152,7 +154,10 @@ export default defineArea({
   }],
   fixtures: [organizationPermissionsFixture],
   sandboxEntities: [externalAccountsSandboxEntity],
-  userCards: async (app, organizationId, userId) => await externalAccountsOf(app).countCards(organizationId, userId),
+  userCards: async (app, organizationId, userId) => {
+    const { active, unique } = await externalAccountsOf(app).cardCounts(organizationId, userId)
+    return { active, unique, limits: await cardLimitsOf(app, organizationId) }
+  },
   // A deleted user's external accounts go with them, their metadata too.
   removeUser: app => {
     const store = externalAccountsOf(app)

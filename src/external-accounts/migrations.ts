@@ -80,4 +80,31 @@ CREATE TABLE organization_permissions (
   permissions TEXT COLLATE "C" NOT NULL
 );
 `
+}, {
+  name: '003-cards-added',
+  sql: `
+-- Every distinct card a user ever added (by the keyed digest of its number), kept when the card is
+-- deleted: the organization's limit on unique cards counts them. The cards held before count too.
+CREATE TABLE external_account_cards_added (
+  user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  fingerprint TEXT NOT NULL,
+  organization_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+  added_at TEXT NOT NULL,
+  PRIMARY KEY (user_id, fingerprint)
+);
+INSERT OR IGNORE INTO external_account_cards_added (user_id, fingerprint, organization_id, added_at)
+  SELECT user_id, fingerprint, organization_id, created_at FROM external_accounts WHERE type = 'card';
+`,
+  postgres: `
+CREATE TABLE external_account_cards_added (
+  user_id TEXT COLLATE "C" NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  fingerprint TEXT COLLATE "C" NOT NULL,
+  organization_id TEXT COLLATE "C" NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+  added_at TEXT COLLATE "C" NOT NULL,
+  PRIMARY KEY (user_id, fingerprint)
+);
+INSERT INTO external_account_cards_added (user_id, fingerprint, organization_id, added_at)
+  SELECT user_id, fingerprint, organization_id, created_at FROM external_accounts WHERE type = 'card'
+  ON CONFLICT DO NOTHING;
+`
 }]

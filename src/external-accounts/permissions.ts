@@ -1,8 +1,9 @@
 // What an organization may do with external accounts and quotes: which external account types it
-// may add, whether its external accounts can be updated, which node types its quotes may use on
-// each side, and whether a quote may name its own `ttl`. Set by the `organizationPermissions`
-// fixture key and kept per organization; an organization without a row, or a permission left out,
-// is allowed everything. The quotes area reads them through `permissionsOf`.
+// may add, whether its external accounts can be updated, how many cards its users may hold and
+// add, which node types its quotes may use on each side, and whether a quote may name its own
+// `ttl`. Set by the `organizationPermissions` fixture key and kept per organization; an
+// organization without a row, or a permission left out, is allowed everything (and the default
+// card limits). The quotes area reads them through `permissionsOf`.
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
 import { Uuid } from '../../schemas/common.js'
@@ -19,6 +20,7 @@ export const DESTINATION_NODE_TYPES = ['account', 'external-account', 'apm', 'cr
 export interface OrganizationPermissions {
   externalAccountTypes?: string[]
   externalAccountsUpdatable?: boolean
+  cardLimits?: { active?: number, unique?: number }
   quoteNodeTypes?: { origin?: string[], destination?: string[] }
   quoteTtlChangeAllowed?: boolean
 }
@@ -44,6 +46,17 @@ export function organizationPermissionsStore (db: Db): OrganizationPermissionsSt
 }
 
 export const permissionsOf = (app: FastifyInstance): OrganizationPermissionsStore => app.storage.store(organizationPermissionsStore)
+
+/**
+ * The card limits of an organization without its own: a user holds at most 5 cards at once, and
+ * adds at most 10 distinct cards ever (deleting one does not give its place back).
+ */
+export const DEFAULT_CARD_LIMITS = { active: 5, unique: 10 }
+
+/** The organization's card limits: its `cardLimits`, the defaults for what it leaves out. */
+export async function cardLimitsOf (app: FastifyInstance, organizationId: string): Promise<{ active: number, unique: number }> {
+  return { ...DEFAULT_CARD_LIMITS, ...(await permissionsOf(app).get(organizationId)).cardLimits }
+}
 
 /** 409 `operation_not_allowed` (`permission-denied`): the organization is not configured for it. */
 export const permissionDenied = (message: string): ApiError => operationNotAllowed(['permission-denied'], message)
@@ -81,6 +94,10 @@ export const OrganizationPermissionsItem = Type.Object({
   organizationId: Type.Optional({ ...Uuid, description: 'Default: the demo organization. It must exist (in the database or the fixture\'s `organizations`).' }),
   externalAccountTypes: typesOf(EXTERNAL_ACCOUNT_TYPES, 'External account types its users may add (default: all).'),
   externalAccountsUpdatable: Type.Optional(Type.Boolean({ description: 'Whether its external accounts can be updated (default true).' })),
+  cardLimits: Type.Optional(Type.Object({
+    active: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, description: 'Cards a user may hold at once (default 5); at the limit, another needs one deleted (`user-must-delete-card`).' })),
+    unique: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, description: 'Distinct cards a user may ever add (default 10), deleted ones included; at the limit, no new card (`user-unique-card-limit-reached`).' }))
+  }, { additionalProperties: false })),
   quoteNodeTypes: Type.Optional(Type.Object({
     origin: typesOf(ORIGIN_NODE_TYPES, 'Node types a quote\'s origin may be (default: all).'),
     destination: typesOf(DESTINATION_NODE_TYPES, 'Node types a quote\'s destination may be (default: all).')

@@ -8,8 +8,8 @@ import type { SandboxEntity, SandboxEntityInput } from '../kit/area.js'
 import { control } from '../kit/operation.js'
 import { ExternalAccountAnswer, ExternalAccountParams, ExternalAccountStatusChange } from '../../schemas/external-accounts.js'
 import type { ExternalAccountRecord } from './store.js'
-import { CARD_LIMIT } from '../capabilities/service.js'
 import { externalAccountEvents, externalAccountNotFound, externalAccountView, externalAccountsOf } from './service.js'
+import { cardLimitsOf } from './permissions.js'
 
 const record = (e: SandboxEntityInput): ExternalAccountRecord => ({
   id: e.id,
@@ -44,7 +44,7 @@ export const externalAccountsSandboxEntity: SandboxEntity = {
     return found === undefined ? undefined : { organizationId: found.organizationId, userId: found.userId }
   },
   async create (app, entity) {
-    return (await externalAccountsOf(app).create(record(entity), externalAccountEvents(app), CARD_LIMIT)).ok
+    return (await externalAccountsOf(app).create(record(entity), externalAccountEvents(app), await cardLimitsOf(app, entity.organizationId))).ok
   },
   async fixtureRow (app, entity) {
     await externalAccountsOf(app).fixtureRow(record(entity))

@@ -9,11 +9,12 @@ import { catalogueOf } from '../catalogue/lookup.js'
 import { operationNotAllowed } from '../http/user-context.js'
 import { metadataAtCreation, type CreationErrors } from '../metadata/revision.js'
 import { sha256Hex } from '../sha256.js'
-import { CARD_LIMIT, capabilityFailure, requireCapabilities } from '../capabilities/service.js'
+import { capabilityFailure, requireCapabilities } from '../capabilities/service.js'
 import type { CreateAchRequest, CreateCardRequest, CreateExternalAccountRequest, ExternalAccount } from '../../schemas/external-accounts.js'
 import { externalAccountsStore, type EventMaker, type ExternalAccountRecord, type ExternalAccountsStore } from './store.js'
-import { checkExternalAccountType } from './permissions.js'
+import { cardLimitsOf, checkExternalAccountType } from './permissions.js'
 import { behaviourOf, brandOf, cardFingerprint, expiryEnd, passesLuhn } from './cards.js'
+import { checkPlace, checkPostalCode } from '../users/rules.js'
 
 export const externalAccountsOf = (app: FastifyInstance): ExternalAccountsStore => app.storage.store(externalAccountsStore)
 
@@ -60,7 +61,8 @@ async function userCountry (app: FastifyInstance, organizationId: string, userId
 
 /**
  * A card, checked in this order: Luhn, expiry (sandbox clock), the rail of its brand, duplicate,
- * credit, issuer country, declines, the user's card limit and the `cards` capability.
+ * credit, issuer country, declines, the organization's card limits (distinct cards ever added,
+ * then cards held) and the `cards` capability.
  */
 async function cardRecord (app: FastifyInstance, organizationId: string, userId: string, input: CreateCardRequest, now: string): Promise<ExternalAccountRecord> {
   if (!passesLuhn(input.number)) throw invalidNumber('The card number is invalid', 'number')
@@ -90,7 +92,11 @@ async function cardRecord (app: FastifyInstance, organizationId: string, userId:
   }
   if (behaviour === 'declined') throw operationNotAllowed(['card-declined'], 'The card was declined')
   if (behaviour === 'permanently-declined') throw operationNotAllowed(['card-permanently-declined'], 'The card was permanently declined')
-  if (await store.countCards(organizationId, userId) >= CARD_LIMIT) throw cardLimitReached()
+  const limits = await cardLimitsOf(app, organizationId)
+  const counts = await store.cardCounts(organizationId, userId, fingerprint)
+  // A card added before (and deleted since) is no new unique card.
+  if (!counts.addedBefore && counts.unique >= limits.unique) throw uniqueCardLimitReached()
+  if (counts.active >= limits.active) throw cardMustBeDeleted()
   await requireCapabilities(app, organizationId, userId, ['cards'])
   return {
     id: randomUUID(),
@@ -115,8 +121,12 @@ async function cardRecord (app: FastifyInstance, organizationId: string, userId:
 
 const duplicateCard = (): ApiError => conflict('duplicate', 'The card is already registered', { context: 'body', property: 'number' })
 const duplicateBank = (): ApiError => conflict('duplicate', 'The bank account is already registered', { context: 'body', property: 'accountNumber' })
-const cardLimitReached = (): ApiError =>
+/** Adding the card would pass the limit of distinct cards ever added: deleting one does not help. */
+const uniqueCardLimitReached = (): ApiError =>
   capabilityFailure({ code: 'cards', name: 'Cards', enabled: false, requirements: [], restrictions: ['user-unique-card-limit-reached'] })
+/** Adding the card would pass the limit of cards held: one must be deleted first. */
+const cardMustBeDeleted = (): ApiError =>
+  capabilityFailure({ code: 'cards', name: 'Cards', enabled: true, requirements: ['user-must-delete-card'], restrictions: [] })
 
 /** The ABA routing number's check digit: 3, 7 and 1 weights over its nine digits sum to a multiple of ten. */
 export function routingNumberValid (routing: string): boolean {
@@ -125,24 +135,16 @@ export function routingNumberValid (routing: string): boolean {
   return (3 * (d[0] + d[3] + d[6]) + 7 * (d[1] + d[4] + d[7]) + (d[2] + d[5] + d[8])) % 10 === 0
 }
 
-const US_POSTAL_CODE = /^[0-9]{5}(-[0-9]{4})?$/
-
-/** An ACH bank account, `ok` at once: routing number, the address's country, subdivision and postal code, duplicate. */
+/** An ACH bank account, `ok` at once: routing number, the address's country, subdivision and postal code (US: ZIP or ZIP+4), duplicate. */
 async function achRecord (app: FastifyInstance, organizationId: string, userId: string, input: CreateAchRequest, now: string): Promise<ExternalAccountRecord> {
   const catalogue = await catalogueOf(app)
   const rail = catalogue.rails().find(r => r.type === 'bank' && r.network === 'ach' && r.asset === input.asset)
   if (rail === undefined) throw entityNotFound('rail', 'A rail for the specified type, asset and network cannot be found')
   if (!routingNumberValid(input.routingNumber)) throw invalidNumber('The routing number is invalid', 'routingNumber')
   const { address } = input
-  if (!catalogue.countryAllows(address.country, 'residence')) {
-    throw conflict('country_not_supported', 'The country is not supported', { context: 'body', property: 'address.country' })
-  }
-  if (!address.subdivision.startsWith(`${address.country}-`) || !catalogue.subdivisionAllowsResidence(address.country, address.subdivision)) {
-    throw conflict('subdivision_not_supported', 'The subdivision is not supported', { context: 'body', property: 'address.subdivision' })
-  }
-  if (address.country === 'US' && !US_POSTAL_CODE.test(address.postalCode)) {
-    throw conflict('postal_code_invalid', 'The postal code is invalid', { context: 'body', property: 'address.postalCode' })
-  }
+  // The rules a user's own address meets (users/rules.ts), with the same answers.
+  await checkPlace(app, 'address', address)
+  checkPostalCode(address, 'address', address.country)
   const fingerprint = sha256Hex(`bank:ach:${input.routingNumber}:${input.accountNumber}`)
   if (await externalAccountsOf(app).hasFingerprint(userId, fingerprint)) throw duplicateBank()
   const features = rail.features.filter(f => f === 'withdraw')
@@ -181,10 +183,11 @@ export async function createExternalAccount (app: FastifyInstance, organizationI
     ? await cardRecord(app, organizationId, userId, input, now)
     : await achRecord(app, organizationId, userId, input, now)
   const { metadata, errors } = metadataAtCreation(input.metadata, now)
-  const created = await externalAccountsOf(app).create(record, externalAccountEvents(app), CARD_LIMIT, metadata)
+  const created = await externalAccountsOf(app).create(record, externalAccountEvents(app), await cardLimitsOf(app, organizationId), metadata)
   if (!created.ok) {
     if (created.reason === 'duplicate') throw record.type === 'card' ? duplicateCard() : duplicateBank()
-    if (created.reason === 'card-limit') throw cardLimitReached()
+    if (created.reason === 'card-unique-limit') throw uniqueCardLimitReached()
+    if (created.reason === 'card-active-limit') throw cardMustBeDeleted()
     // The guard saw the user a moment ago: it was deleted since.
     throw entityNotFound('user')
   }

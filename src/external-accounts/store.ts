@@ -40,7 +40,15 @@ export type EventMaker = (type: string, account: ExternalAccountRecord) => NewEv
 
 export type CreateResult =
   | { ok: true, account: ExternalAccountRecord }
-  | { ok: false, reason: 'exists' | 'user-missing' | 'duplicate' | 'card-limit' }
+  | { ok: false, reason: 'exists' | 'user-missing' | 'duplicate' | 'card-active-limit' | 'card-unique-limit' }
+
+/** A user's cards: held now, and distinct ones ever added (deleted ones included). */
+export interface CardCounts {
+  active: number
+  unique: number
+  /** Whether the card of the fingerprint asked about was added before (it adds no unique card). */
+  addedBefore: boolean
+}
 
 export interface ExternalAccountsStore {
   get (organizationId: string, id: string): Promise<ExternalAccountRecord | undefined>
@@ -50,13 +58,15 @@ export interface ExternalAccountsStore {
   list (organizationId: string, userId: string): Promise<ExternalAccountRecord[]>
   /** Whether the user already holds one with this fingerprint. */
   hasFingerprint (userId: string, fingerprint: string): Promise<boolean>
-  /** How many cards the user holds. */
-  countCards (organizationId: string, userId: string): Promise<number>
+  /** The user's cards; `addedBefore` tells of the card with `fingerprint`. */
+  cardCounts (organizationId: string, userId: string, fingerprint?: string): Promise<CardCounts>
   /**
    * Creates it with its first metadata and `core.external-account.created`, unless the user holds
-   * one with the same fingerprint or (a card) already `cardLimit` cards: checked in the same write.
+   * one with the same fingerprint or (a card) already holds `cardLimits.active` cards, or has added
+   * `cardLimits.unique` distinct cards and this one is new: checked in the same write, which also
+   * counts a new card among those added.
    */
-  create (account: ExternalAccountRecord, event: EventMaker, cardLimit: number, metadata?: MetadataRevision): Promise<CreateResult>
+  create (account: ExternalAccountRecord, event: EventMaker, cardLimits: { active: number, unique: number }, metadata?: MetadataRevision): Promise<CreateResult>
   updateLabel (organizationId: string, id: string, label: string, at: string): Promise<ExternalAccountRecord | undefined>
   /** Deletes it and its metadata, with `core.external-account.deleted`; false when there was none. */
   remove (organizationId: string, id: string, event: EventMaker): Promise<boolean>
@@ -130,6 +140,10 @@ export function externalAccountsStore (db: Db): ExternalAccountsStore {
   const list = db.prepare<[string, string], Row>('SELECT * FROM external_accounts WHERE organization_id = ? AND user_id = ? ORDER BY created_at DESC, id DESC')
   const withFingerprint = db.prepare<[string, string], number>('SELECT 1 FROM external_accounts WHERE user_id = ? AND fingerprint = ? LIMIT 1').pluck()
   const cards = db.prepare<[string, string], number>("SELECT count(*) FROM external_accounts WHERE organization_id = ? AND user_id = ? AND type = 'card'").pluck()
+  const cardsAdded = db.prepare<[string, string], number>('SELECT count(*) FROM external_account_cards_added WHERE organization_id = ? AND user_id = ?').pluck()
+  const cardAdded = db.prepare<[string, string], number>('SELECT 1 FROM external_account_cards_added WHERE user_id = ? AND fingerprint = ?').pluck()
+  const addCard = db.prepare('INSERT INTO external_account_cards_added (user_id, fingerprint, organization_id, added_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING')
+  const deleteCardsAdded = db.prepare('DELETE FROM external_account_cards_added WHERE organization_id = ? AND user_id = ?')
   const userExists = db.prepare<[string, string], number>('SELECT 1 FROM users WHERE organization_id = ? AND id = ?').pluck()
   const insert = db.prepare(`INSERT INTO external_accounts (id, organization_id, user_id, type, status, status_reason, label, asset, network, features,
       details, fingerprint, behaviour, check_due_at, expires_at, created_at, updated_at)
@@ -175,15 +189,24 @@ export function externalAccountsStore (db: Db): ExternalAccountsStore {
     async hasFingerprint (userId, fingerprint) {
       return await withFingerprint.get(userId, fingerprint) !== undefined
     },
-    async countCards (organizationId, userId) {
-      return (await cards.get(organizationId, userId))!
+    async cardCounts (organizationId, userId, fingerprint) {
+      return {
+        active: (await cards.get(organizationId, userId))!,
+        unique: (await cardsAdded.get(organizationId, userId))!,
+        addedBefore: fingerprint !== undefined && await cardAdded.get(userId, fingerprint) !== undefined
+      }
     },
-    async create (account, event, cardLimit, metadata) {
+    async create (account, event, cardLimits, metadata) {
       try {
         return await write(async (): Promise<CreateResult> => {
           if (await userExists.get(account.organizationId, account.userId) === undefined) return { ok: false, reason: 'user-missing' }
           if (await withFingerprint.get(account.userId, account.fingerprint) !== undefined) return { ok: false, reason: 'duplicate' }
-          if (account.type === 'card' && (await cards.get(account.organizationId, account.userId))! >= cardLimit) return { ok: false, reason: 'card-limit' }
+          if (account.type === 'card') {
+            const known = await cardAdded.get(account.userId, account.fingerprint) !== undefined
+            if (!known && (await cardsAdded.get(account.organizationId, account.userId))! >= cardLimits.unique) return { ok: false, reason: 'card-unique-limit' }
+            if ((await cards.get(account.organizationId, account.userId))! >= cardLimits.active) return { ok: false, reason: 'card-active-limit' }
+            await addCard.run(account.userId, account.fingerprint, account.organizationId, account.createdAt)
+          }
           await insert.run(toParams(account))
           if (metadata !== undefined) await insertMetadata({ organizationId: account.organizationId, entity: 'external-accounts', entityId: account.id }, metadata)
           await recordEvent(db, event('core.external-account.created', account))
@@ -232,10 +255,14 @@ export function externalAccountsStore (db: Db): ExternalAccountsStore {
         }
       })
     },
-    async fixtureRow (account) { await insert.run(toParams(account)) },
+    async fixtureRow (account) {
+      await insert.run(toParams(account))
+      if (account.type === 'card') await addCard.run(account.userId, account.fingerprint, account.organizationId, account.createdAt)
+    },
     async removeUserAccounts (organizationId, userId) {
       for (const id of await idsForUser.all(organizationId, userId)) await forgetMetadata(organizationId, id)
       await deleteForUser.run(organizationId, userId)
+      await deleteCardsAdded.run(organizationId, userId)
     }
   }
 }

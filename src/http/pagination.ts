@@ -3,12 +3,28 @@
 // absolute on PUBLIC_URL (the request's own host when it is not set), keeping every other query
 // parameter as the client sent it.
 import type { FastifyRequest } from 'fastify'
-import { DEFAULT_PER_PAGE, type PageQuery, type Pagination } from '../../schemas/lists.js'
+import { requestInvalid } from '../errors.js'
+import { DEFAULT_PER_PAGE, MAX_PAGE, MAX_PER_PAGE, type PageQuery, type Pagination } from '../../schemas/lists.js'
 
 export interface Page { page: number, perPage: number }
 
-/** The page a validated query asks for (the schema has checked the bounds). */
-export const pageOf = (query: PageQuery): Page => ({ page: query.page ?? 1, perPage: query.perPage ?? DEFAULT_PER_PAGE })
+/** An integer within bounds, else 400 `request_invalid` naming the query parameter and the bound it broke. */
+function bounded (value: number, property: string, maximum: number): number {
+  if (!Number.isInteger(value)) throw requestInvalid('query', [{ property, rule: 'type', ruleParams: { type: 'integer' } }])
+  if (value < 1) throw requestInvalid('query', [{ property, rule: 'minimum', ruleParams: { limit: 1 } }])
+  if (value > maximum) throw requestInvalid('query', [{ property, rule: 'maximum', ruleParams: { limit: maximum } }])
+  return value
+}
+
+/**
+ * The page a query asks for. The schema of every paginated operation bounds `page` and `perPage`
+ * already (PageQuery); checked again here, the one place every list reads them, so no list can
+ * hand a store an offset past what a database takes (`page=1e20` was a 500).
+ */
+export const pageOf = (query: PageQuery): Page => ({
+  page: bounded(query.page ?? 1, 'page', MAX_PAGE),
+  perPage: bounded(query.perPage ?? DEFAULT_PER_PAGE, 'perPage', MAX_PER_PAGE)
+})
 
 /** The rows a store reads for a page: `limit` is one more than the page shows. */
 export const pageWindow = ({ page, perPage }: Page): { offset: number, limit: number } => ({ offset: (page - 1) * perPage, limit: perPage + 1 })

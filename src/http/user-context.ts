@@ -28,10 +28,25 @@ const MISSING: Partial<Record<keyof UserContext, string>> = { ip: 'missing-user-
 export const operationNotAllowed = (reasons: string[], message = 'The operation is not allowed'): ApiError =>
   conflict('operation_not_allowed', message, { reasons })
 
-/** 409 `operation_not_allowed` naming each required header that is missing (`missing-user-ip-header`, ...). */
-export function requireUserContext (context: UserContext, required: Array<'ip' | 'agent'>): void {
-  const reasons = required.filter(k => context[k] === undefined).map(k => MISSING[k]!)
-  if (reasons.length > 0) throw operationNotAllowed(reasons, 'Request not allowed due to missing user context')
+/** A header's name as people write it: `x-service-user-ip` is `X-Service-User-Ip`. */
+export const headerDisplayName = (name: string): string =>
+  name.split('-').map(part => part.charAt(0).toUpperCase() + part.slice(1)).join('-')
+
+/** A list in words: `a`, `a and b`, `a, b and c`. */
+const inWords = (items: string[]): string => items.length < 2 ? items.join('') : `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`
+
+/**
+ * 409 `operation_not_allowed` naming each required header that is missing (`missing-user-ip-header`,
+ * ...). The message is the reference's, followed by the headers to send under this SERVICE_NAME
+ * (`Request not allowed due to missing user context: send the X-Service-User-Ip header`).
+ */
+export function requireUserContext<K extends 'ip' | 'agent'> (context: UserContext, required: K[], serviceName: string): asserts context is UserContext & Record<K, string> {
+  const missing = required.filter(k => context[k] === undefined)
+  if (missing.length === 0) return
+  const names = userContextHeaderNames(serviceName)
+  const headers = missing.map(k => headerDisplayName(names[k]))
+  throw operationNotAllowed(missing.map(k => MISSING[k]!),
+    `Request not allowed due to missing user context: send the ${inWords(headers)} header${headers.length > 1 ? 's' : ''}`)
 }
 
 /** The locales the sandbox answers in; a bare language stands for its first regional form. */
@@ -42,6 +57,15 @@ const KNOWN = new Map<string, Locale>(LOCALES.map(l => [l.toLowerCase(), l]))
 export const localeInvalid = (): ApiError =>
   conflict('locale_invalid', 'The locale is invalid', { context: 'headers', property: 'accept-language' })
 
+/** The header's language ranges the client accepts (q above 0), most preferred first, lower case. */
+function ranges (value: string): string[] {
+  return value.split(',').map((part, i) => {
+    const [tag, ...params] = part.trim().split(';')
+    const q = params.map(p => /^\s*q=([01](\.\d{0,3})?)\s*$/.exec(p)?.[1]).find(v => v !== undefined)
+    return { tag: tag.trim().toLowerCase(), q: q === undefined ? 1 : Number(q), i }
+  }).filter(r => r.tag !== '' && r.q > 0).sort((a, b) => b.q - a.q || a.i - b.i).map(r => r.tag)
+}
+
 /**
  * The locale of an `Accept-Language` header: the supported one the client prefers most
  * (q-values honoured, `*` is English); `en` when there is no header. 409 `locale_invalid` when the
@@ -49,15 +73,37 @@ export const localeInvalid = (): ApiError =>
  */
 export function acceptLanguage (value: string | undefined): Locale {
   if (value === undefined || value.trim() === '') return 'en'
-  const ranges = value.split(',').map((part, i) => {
-    const [tag, ...params] = part.trim().split(';')
-    const q = params.map(p => /^\s*q=([01](\.\d{0,3})?)\s*$/.exec(p)?.[1]).find(v => v !== undefined)
-    return { tag: tag.trim().toLowerCase(), q: q === undefined ? 1 : Number(q), i }
-  }).filter(r => r.tag !== '' && r.q > 0).sort((a, b) => b.q - a.q || a.i - b.i)
-  for (const { tag } of ranges) {
+  for (const tag of ranges(value)) {
     if (tag === '*') return 'en'
     const found = KNOWN.get(tag)
     if (found !== undefined) return found
   }
   throw localeInvalid()
+}
+
+/** The languages the sandbox has text in: English, and European Portuguese. */
+export const CONTENT_LANGUAGES = ['en', 'pt-PT'] as const
+export type ContentLanguage = typeof CONTENT_LANGUAGES[number]
+
+/** Which language the sandbox has for one language range, if any. */
+function contentFor (range: string): ContentLanguage | undefined {
+  if (range === '*' || range === 'en' || range.startsWith('en-')) return 'en'
+  // `pt` is any Portuguese: the sandbox's is European. `pt-BR` asks for another the sandbox has not.
+  if (range === 'pt' || range === 'pt-pt') return 'pt-PT'
+  return undefined
+}
+
+/**
+ * The language an answer's text is written in for an `Accept-Language` header (`Content-Language`):
+ * the client's most preferred range the sandbox has text in (`en`, `en-GB` and `en-US` read
+ * English; `pt` and `pt-PT` European Portuguese), else English. A supported locale the sandbox
+ * has no text in (`pt-BR`, `es`) is answered in English.
+ */
+export function contentLanguage (value: string | undefined): ContentLanguage {
+  if (value === undefined) return 'en'
+  for (const range of ranges(value)) {
+    const found = contentFor(range)
+    if (found !== undefined) return found
+  }
+  return 'en'
 }

@@ -72,6 +72,15 @@ export interface UserHoldings {
   hasPendingTransactions: boolean
 }
 
+/** A user's cards and the organization's limits on them. */
+export interface UserCards {
+  /** Cards the user holds now. */
+  active: number
+  /** Distinct cards the user ever added, deleted ones included. */
+  unique: number
+  limits: { active: number, unique: number }
+}
+
 /** What the ledger knows of one account: its balance (decimal strings) and whether it has pending transactions. */
 export interface AccountLedger {
   balance: { total: string, available: string }
@@ -121,8 +130,11 @@ export interface Area {
   userTerms?: (app: FastifyInstance, organizationId: string, userId: string) => Promise<Record<string, string>>
   /** The user's running cooldowns by asset code (the capabilities area): `cooldowns` of the assets operations acting for a user. */
   userCooldowns?: (app: FastifyInstance, organizationId: string, userId: string) => Promise<Record<string, UserCooldown[]>>
-  /** How many cards the user holds (the external accounts area): the `cards` capability's limit counts them. */
-  userCards?: (app: FastifyInstance, organizationId: string, userId: string) => Promise<number>
+  /**
+   * The user's cards and the organization's card limits (the external accounts area): the `cards`
+   * capability's limits count them. At most one area declares it.
+   */
+  userCards?: (app: FastifyInstance, organizationId: string, userId: string) => Promise<UserCards>
   /** Makes, once per app, the removal of a user's rows of the area, run inside the write that deletes the user. */
   removeUser?: (app: FastifyInstance) => UserRemoval
   /** The area's routes, registered as an encapsulated plugin. */
@@ -226,11 +238,10 @@ export class AreaRegistry {
     return out
   }
 
-  /** How many cards the user holds, summed over the areas that keep cards: none when no area does. */
-  async userCards (app: FastifyInstance, organizationId: string, userId: string): Promise<number> {
-    let count = 0
-    for (const area of this.areas) if (area.userCards !== undefined) count += await area.userCards(app, organizationId, userId)
-    return count
+  /** The user's cards and their limits, from the area that keeps cards; undefined when no area does. */
+  async userCards (app: FastifyInstance, organizationId: string, userId: string): Promise<UserCards | undefined> {
+    const area = this.areas.find(a => a.userCards !== undefined)
+    return await area?.userCards?.(app, organizationId, userId)
   }
 
   /** Every area's removal of a user's rows, in area order. */

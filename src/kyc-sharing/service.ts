@@ -10,8 +10,9 @@ export interface Identified {
 }
 
 export async function identifyUser (app: FastifyInstance, organizationId: string, email: string, country: string): Promise<Identified> {
-  // Checked first, so a known e-mail with an unsupported country is refused too, naming `country`.
-  if (!await isCountrySupported(app, country)) throw countryNotSupported('country')
+  // Checked first, so a known e-mail with an unsupported country is refused too, naming `country`
+  // (a new user gets it as country of residence and citizenship).
+  if (!await isCountrySupported(app, country) || !await isCountrySupported(app, country, 'citizenship')) throw countryNotSupported('country')
   const known = async (): Promise<Identified | undefined> => {
     const user = await app.storage.users.findByEmail(organizationId, email)
     return user === undefined ? undefined : { user: { id: user.id, email: user.email }, created: false }

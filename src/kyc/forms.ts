@@ -83,13 +83,31 @@ export const SCS_FORM = form('c41f9b7e-0a3d-4e28-8f61-2b7e9d4c5a03', {
 })
 
 /**
- * Tax details: its parts at once or one at a time. A document's `number` is 4 to 20 letters, digits or dashes; a
- * document without one may say why (`reason`).
+ * Tax details: its parts at once or one at a time. The tax residency may give the residence's
+ * address (its country open to residents, its subdivision the country's, its postal code the
+ * country's form). A document's `number` is 4 to 20 letters, digits or dashes; a document without
+ * one may say why (`reason`).
  */
+const text = (title: string, maxLength: number): Json => ({ type: 'string', title, pattern: '^\\S.*\\S$|^\\S$', maxLength })
+
 export const TAX_FORM = form('f2a6c8d0-3e5b-4a71-9c2d-7b8e1f0a4d04', {
   taxResidency: step('Tax residency', {
-    countries: { type: 'array', title: 'Countries you are a tax resident of', uniqueItems: true, minItems: 1, maxItems: 10, items: { type: 'string', pattern: '^[A-Z]{2}$' } }
-  }),
+    countries: { type: 'array', title: 'Countries you are a tax resident of', uniqueItems: true, minItems: 1, maxItems: 10, items: { type: 'string', pattern: '^[A-Z]{2}$' } },
+    address: {
+      type: 'object',
+      title: 'Address of your tax residence',
+      additionalProperties: false,
+      required: ['country'],
+      properties: {
+        country: { type: 'string', title: 'Country', pattern: '^[A-Z]{2}$' },
+        subdivision: { type: 'string', title: 'State or region', pattern: '^[A-Z]{2}-[A-Z0-9]{1,3}$' },
+        city: text('City', 100),
+        line1: text('Address line 1', 150),
+        line2: text('Address line 2', 100),
+        postalCode: text('Postal code', 20)
+      }
+    }
+  }, ['countries']),
   taxIdentification: step('Tax identification', {
     documents: {
       type: 'array',

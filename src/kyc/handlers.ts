@@ -8,26 +8,27 @@ import type {
 import * as machine from './machine.js'
 import type { Json } from './model.js'
 import type { Updated } from './service.js'
+import { checkCountries, checkPlace, checkPostalCode, checkSubdivision } from '../users/rules.js'
 
 type Handler<B> = (app: FastifyInstance, organizationId: string, userId: string, body: B) => Promise<Updated>
 
 export const profile: Handler<ProfileUpdate> = async (app, org, user, body) => {
   const { input } = body
-  await app.kyc.countries([
+  await checkCountries(app, [
     ['input.primaryCitizenship', input.primaryCitizenship, 'citizenship'],
     ['input.citizenshipCountry', input.citizenshipCountry, 'citizenship'],
     ['input.birthplace.country', input.birthplace?.country, 'citizenship'],
     ...(input.otherCitizenships ?? []).map((c, i): [string, string, 'citizenship'] => [`input.otherCitizenships[${i}]`, c, 'citizenship'])
   ])
   if (input.address?.subdivision !== undefined) {
-    await app.kyc.subdivision('input.address.subdivision', await app.kyc.userCountry(org, user), input.address.subdivision)
+    await checkSubdivision(app, 'input.address.subdivision', await app.kyc.userCountry(org, user), input.address.subdivision)
   }
   return await app.kyc.update(org, user, 'profile', c => { machine.updateProfile(c, body) })
 }
 
 export const address: Handler<AddressUpdate> = async (app, org, user, body) => {
   if (body.input.address.subdivision !== undefined) {
-    await app.kyc.subdivision('input.address.subdivision', await app.kyc.userCountry(org, user), body.input.address.subdivision)
+    await checkSubdivision(app, 'input.address.subdivision', await app.kyc.userCountry(org, user), body.input.address.subdivision)
   }
   return await app.kyc.update(org, user, 'address', c => { machine.updateAddress(c, body) })
 }
@@ -36,7 +37,7 @@ export const email: Handler<EmailUpdate> = async (app, org, user, body) =>
   await app.kyc.update(org, user, 'email', async (c, lookups) => { await machine.updateEmail(c, body, lookups) })
 
 export const phone: Handler<PhoneUpdate> = async (app, org, user, body) => {
-  await app.kyc.countries([['input.country', body.input.country, 'phone']])
+  await checkCountries(app, [['input.country', body.input.country, 'phone']])
   return await app.kyc.update(org, user, 'phone', async (c, lookups) => { await machine.updatePhone(c, body, lookups) })
 }
 
@@ -44,11 +45,11 @@ export const identity: Handler<IdentityUpdate> = async (app, org, user, body) =>
   const country = await app.kyc.userCountry(org, user)
   if (body.type === 'document-submission') {
     await app.kyc.files(org, user, body.input.media)
-    await app.kyc.countries([['output.document.country', body.output?.document.country, 'citizenship']])
-    await app.kyc.address('output.person.address', body.output?.person.address as Json | undefined, country)
+    await checkCountries(app, [['output.document.country', body.output?.document.country, 'citizenship']])
+    await checkPlace(app, 'output.person.address', body.output?.person.address as Json | undefined, country)
   } else {
-    await app.kyc.countries([['input.data.citizenshipCountry', body.input.data.citizenshipCountry, 'citizenship']])
-    await app.kyc.address('input.data.address', body.input.data.address as Json | undefined, country)
+    await checkCountries(app, [['input.data.citizenshipCountry', body.input.data.citizenshipCountry, 'citizenship']])
+    await checkPlace(app, 'input.data.address', body.input.data.address as Json | undefined, country)
   }
   return await app.kyc.update(org, user, 'identity', c => { machine.updateIdentity(c, body) })
 }
@@ -57,9 +58,9 @@ export const proofOfAddress: Handler<ProofOfAddressUpdate> = async (app, org, us
   const country = await app.kyc.userCountry(org, user)
   if (body.type === 'document-submission') {
     await app.kyc.files(org, user, body.input.media)
-    await app.kyc.address('output.person.address', body.output?.person.address as Json | undefined, country)
+    await checkPlace(app, 'output.person.address', body.output?.person.address as Json | undefined, country)
   } else {
-    await app.kyc.address('input.data.address', body.input.data.address as Json, country)
+    await checkPlace(app, 'input.data.address', body.input.data.address as Json, country)
   }
   return await app.kyc.update(org, user, 'proof-of-address', c => { machine.updateProofOfAddress(c, body) })
 }
@@ -73,10 +74,14 @@ export const form = (code: machine.FormProcess): Handler<FormUpdate> => async (a
   await app.kyc.update(org, user, code, c => { machine.updateForm(c, code, body) })
 
 export const taxDetails: Handler<TaxDetailsUpdate> = async (app, org, user, body) => {
-  const residency = (body.input as { taxResidency?: { countries?: unknown } }).taxResidency?.countries
-  if (Array.isArray(residency)) {
-    await app.kyc.countries(residency.map((c, i): [string, string | undefined, 'residence'] =>
-      [`input.taxResidency.countries[${i}]`, typeof c === 'string' && /^[A-Z]{2}$/.test(c) ? c : undefined, 'residence']))
+  // The form's shape first (400), then what the catalogue decides (409).
+  machine.checkTaxForm(body.input)
+  const residency = (body.input as { taxResidency?: { countries?: string[], address?: { country: string, subdivision?: string, postalCode?: string } } }).taxResidency
+  await checkCountries(app, (residency?.countries ?? []).map((c, i): [string, string, 'residence'] => [`input.taxResidency.countries[${i}]`, c, 'residence']))
+  const address = residency?.address
+  if (address !== undefined) {
+    await checkPlace(app, 'input.taxResidency.address', address)
+    checkPostalCode(address, 'input.taxResidency.address', address.country)
   }
   return await app.kyc.update(org, user, 'tax-details', c => { machine.updateTaxDetails(c, body) })
 }

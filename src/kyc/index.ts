@@ -9,7 +9,8 @@ import {
   KycOverview, KycOverviewQuery, PhoneUpdate, ProcessUpdated, ProcessView, ProfileUpdate, ProofOfAddressUpdate,
   SelfCategorizationStatementUpdate, TaxDetailsUpdate, processKey, type ManualProcess
 } from '../../schemas/kyc.js'
-import { acceptLanguage } from '../http/user-context.js'
+import { acceptLanguage, contentLanguage, type ContentLanguage } from '../http/user-context.js'
+import { localize } from './translations.js'
 import { commaSeparated } from '../http/query.js'
 import { defineArea } from '../kit/area.js'
 import { operation, type OperationRequest } from '../kit/operation.js'
@@ -43,6 +44,26 @@ interface ProcessOperation {
 
 const notAllowed = '`operation_not_allowed` (`details.reasons`)'
 
+/** A process with the form of its hint in the answer's language. */
+const localized = (view: ProcessView, language: ContentLanguage): ProcessView =>
+  view.hint === undefined ? view : { ...view, hint: { ...view.hint, schema: localize(view.hint.schema, language), uiSchema: localize(view.hint.uiSchema, language) } }
+
+/**
+ * The language of the answer's text for the request's `Accept-Language` (409 `locale_invalid`
+ * when it names no supported locale). The answer tells it in `Content-Language` once it has text
+ * in it: an error's message is English, and says nothing of the kind.
+ */
+function answerLanguage (header: string | undefined): ContentLanguage {
+  acceptLanguage(header)
+  return contentLanguage(header)
+}
+
+/** The answer header that says the language of a 200's text. */
+const CONTENT_LANGUAGE = { 'content-language': { type: 'string', enum: ['en', 'pt-PT'], description: 'The language of the text of `hint`\'s forms.' } }
+
+const LANGUAGE = 'The text of the forms in `hint` (titles, labels, descriptions) is in the language `Accept-Language` negotiates where the sandbox has it ' +
+  '(`en`, `en-GB`, `en-US`: English; `pt`, `pt-PT`: European Portuguese), else English; `Content-Language` says which.'
+
 async function kycRoutes (app: FastifyInstance): Promise<void> {
   app.addSchema(ProcessView)
   const kyc = new KycService(app)
@@ -59,17 +80,19 @@ async function kycRoutes (app: FastifyInstance): Promise<void> {
     subjects: ['user:individual'],
     summary: 'Get the KYC overview',
     description: 'The summary and the 13 processes of the acting user. `detailed` (comma-separated overview keys, such as `profile,proofOfAddress`) ' +
-      'adds `verification`, `input`, `output` and `hint` to those processes. ' + WHO,
+      'adds `verification`, `input`, `output` and `hint` to those processes. ' + LANGUAGE + ' ' + WHO,
     querystring: KycOverviewQuery,
     headers: headersOf(app, { userContext: true, locale: true }),
     preValidation: commaSeparated('detailed'),
     responses: {
-      200: { description: 'The KYC overview.', ...KycOverview },
+      200: { description: 'The KYC overview.', headers: CONTENT_LANGUAGE, ...KycOverview },
       409: '`locale_invalid`: `Accept-Language` names no supported locale.'
     }
-  }, async (request) => {
-    acceptLanguage(request.headers['accept-language'] as string | undefined)
-    return await kyc.overview(request.auth!.organizationId, request.auth!.userId!, request.query.detailed)
+  }, async (request, reply) => {
+    const language = answerLanguage(request.headers['accept-language'] as string | undefined)
+    const answer = await kyc.overview(request.auth!.organizationId, request.auth!.userId!, request.query.detailed)
+    reply.header('content-language', language)
+    return { ...answer, processes: Object.fromEntries(Object.entries(answer.processes).map(([key, view]) => [key, localized(view, language)])) }
   })
 
   for (const def of PROCESS_OPERATIONS) {
@@ -81,18 +104,20 @@ async function kycRoutes (app: FastifyInstance): Promise<void> {
       scopes: [`core.kyc.${def.code}:update`],
       subjects: ['user:individual'],
       summary: def.summary,
-      description: `${def.description} Every status change emits \`core.kyc.${def.code}.status-changed\`. ${WHO}`,
+      description: `${def.description} Every status change emits \`core.kyc.${def.code}.status-changed\`.${def.locale ? ` ${LANGUAGE}` : ''} ${WHO}`,
       body: def.body,
       headers: headersOf(app, def),
       ...(def.deprecated === true ? { deprecated: true } : {}),
       responses: {
-        200: { description: 'The process after the update; `warnings` lists fields that were ignored.', ...ProcessUpdated(def.code) },
+        200: { description: 'The process after the update; `warnings` lists fields that were ignored.', ...(def.locale ? { headers: CONTENT_LANGUAGE } : {}), ...ProcessUpdated(def.code) },
         ...def.responses
       }
-    }, async (request: OperationRequest<{ body: TSchema, headers: TSchema }>) => {
-      if (def.locale) acceptLanguage((request.headers as Record<string, string | undefined>)['accept-language'])
-      const { view, warnings } = await def.handle(app, request.auth!.organizationId, request.auth!.userId!, request.body as never)
-      return Object.keys(warnings).length === 0 ? { [processKey(def.code)]: view } : { [processKey(def.code)]: view, warnings }
+    }, async (request: OperationRequest<{ body: TSchema, headers: TSchema }>, reply) => {
+      const language = def.locale ? answerLanguage((request.headers as Record<string, string | undefined>)['accept-language']) : undefined
+      const updated = await def.handle(app, request.auth!.organizationId, request.auth!.userId!, request.body as never)
+      if (language !== undefined) reply.header('content-language', language)
+      const view = language === undefined ? updated.view : localized(updated.view, language)
+      return Object.keys(updated.warnings).length === 0 ? { [processKey(def.code)]: view } : { [processKey(def.code)]: view, warnings: updated.warnings }
     })
   }
 
@@ -249,9 +274,11 @@ const PROCESS_OPERATIONS: ProcessOperation[] = [
     locale: true,
     userContext: false,
     description: 'Submits the tax form of `hint`: its parts at once or one at a time, each update adding to the ones before; the review starts once both are in. ' +
-      'Needs a complete profile and address; `exempt` processes refuse updates.',
+      'The residency may give an `address`: its country open to residents, its subdivision the country\'s, its postal code the country\'s form ' +
+      '(409 on `input.taxResidency.address.country`, `.subdivision`, `.postalCode`). Needs a complete profile and address; `exempt` processes refuse updates.',
     responses: {
-      409: '`locale_invalid`, `country_not_supported`, `document_number_invalid`, `document_reason_not_supported`, `certification_signature_mismatch`, ' +
+      409: '`locale_invalid`, `country_not_supported`, `subdivision_not_supported`, `postal_code_invalid`, `document_number_invalid`, ' +
+        '`document_reason_not_supported`, `certification_signature_mismatch`, ' +
         `or ${notAllowed} (\`incomplete-profile\`, \`incomplete-address\`, \`kyc-process-status-exempt\`).`
     },
     handle: handlers.taxDetails

@@ -4,7 +4,7 @@
 // stored state; what needs other reads (countries, files) was checked before (service.ts).
 import { ApiError, conflict, entityNotFound, requestInvalid } from '../errors.js'
 import { operationNotAllowed } from '../http/user-context.js'
-import { emailAlreadyExists } from '../users/service.js'
+import { checkAddressLines, checkAge, checkEmail, checkName, checkPhone, emailAlreadyExists, phoneAlreadyExists } from '../users/rules.js'
 import type {
   AddressUpdate, EmailUpdate, EnhancedDueDiligenceUpdate, FormUpdate, IdentityUpdate, ManualProcess, PhoneUpdate,
   ProcessCode, ProcessStatus, ProfileUpdate, ProofOfAddressUpdate, TaxDetailsUpdate
@@ -128,52 +128,11 @@ export const datePast = (property: string): ApiError => conflict('date_invalid',
 export const dateFuture = (property: string): ApiError => conflict('date_invalid', 'The date must be in the future', {
   rule: 'difference-less-than-threshold', threshold: { limit: 0, unit: 'milliseconds' }, context: 'body', property
 })
-export const invalidCharacters = (property: string): ApiError =>
-  conflict('invalid_characters', 'The request has invalid characters', { context: 'body', property })
-
-// Names hold letters, marks, spaces, apostrophes, dots and dashes.
-const NAME = /^[\p{L}\p{M}][\p{L}\p{M}' .-]*$/u
-export const checkName = (value: string | undefined, property: string): void => {
-  if (value !== undefined && !NAME.test(value)) throw invalidCharacters(property)
-}
-
-/** `YYYY-MM-DD` of `now`, `years` earlier. */
-const yearsAgo = (now: number, years: number): string => {
-  const today = new Date(now).toISOString().slice(0, 10)
-  return `${String(Number(today.slice(0, 4)) - years).padStart(4, '0')}${today.slice(4)}`
-}
-/** 18 to 100 years old on the sandbox clock. */
-export function checkAge (birthdate: string | undefined, now: number, property: string): void {
-  if (birthdate === undefined) return
-  if (birthdate > yearsAgo(now, 18)) {
-    throw conflict('date_invalid', 'The date must be older than or equal to 18 years ago', {
-      rule: 'difference-greater-than-or-equal-to-threshold', threshold: { limit: 18, unit: 'years' }, context: 'body', property
-    })
-  }
-  if (birthdate < yearsAgo(now, 100)) {
-    throw conflict('date_invalid', 'The date must be newer than or equal to 100 years from now', {
-      rule: 'difference-less-than-or-equal-to-threshold', threshold: { limit: 100, unit: 'years' }, context: 'body', property
-    })
-  }
-}
 export const checkPast = (value: string | undefined, now: number, property: string): void => {
   if (value !== undefined && !(Date.parse(value) < now)) throw datePast(property)
 }
 export const checkFuture = (value: string | undefined, now: number, property: string): void => {
   if (value !== undefined && !(Date.parse(value) > now)) throw dateFuture(property)
-}
-
-const PO_BOX = /\bp\.?\s*o\.?\s*box\b|\bpost\s+office\s+box\b/i
-const POSTAL_CODE = /^[A-Za-z0-9][A-Za-z0-9 -]{1,9}$/
-/** PO boxes and postal codes (the sandbox's rule: 2 to 10 letters, digits, spaces or dashes). */
-export function checkAddress (address: Json | undefined, prefix: string): void {
-  if (address === undefined) return
-  for (const line of ['line1', 'line2']) {
-    if (typeof address[line] === 'string' && PO_BOX.test(address[line])) throw conflict('po_boxes_not_allowed', 'PO boxes are not allowed')
-  }
-  if (typeof address.postalCode === 'string' && !POSTAL_CODE.test(address.postalCode)) {
-    throw conflict('postal_code_invalid', 'The postal code is invalid', { context: 'body', property: `${prefix}.postalCode` })
-  }
 }
 
 /** The partner's `output` sent for a process the service verifies: ignored, with a warning. */
@@ -198,6 +157,12 @@ const clean = (s: ProcessState): ProcessState => {
 }
 
 // ---- Profile and address ----
+
+/** The user's country of residence (an address update does not change it). */
+const countryOf = (c: Change): string | undefined => {
+  const country = addressOf(c.record).country
+  return typeof country === 'string' ? country : undefined
+}
 
 const addressPatch = (current: Json, input: Json): Json => {
   const next = { ...current }
@@ -245,7 +210,7 @@ export function updateProfile (c: Change, { input }: ProfileUpdate): void {
   }
   checkName(kept.fullName as string | undefined, 'input.fullName')
   checkAge(kept.birthdate as string | undefined, c.now, 'input.birthdate')
-  checkAddress(kept.address as Json | undefined, 'input.address')
+  checkAddressLines(kept.address as Json | undefined, 'input.address', countryOf(c))
   c.user({
     ...(kept.fullName === undefined ? {} : { fullName: kept.fullName }),
     ...(kept.birthdate === undefined ? {} : { birthdate: kept.birthdate }),
@@ -267,21 +232,18 @@ export function updateAddress (c: Change, { input }: AddressUpdate): void {
       throw operationNotAllowed(['subdivision-update-non-authoritative-proof-of-address'], 'Partner-verified \'proof-of-address\' is required to update subdivision')
     }
   }
-  checkAddress(input.address as Json, 'input.address')
+  checkAddressLines(input.address, 'input.address', countryOf(c))
   c.user({ address: addressPatch(current, input.address as Json) })
   declared(c)
 }
 
 // ---- Email and phone ----
 
-// Addresses at reserved domains that can never receive mail (RFC 2606, RFC 6761).
-const UNDELIVERABLE = /@(?:[^@]+\.)?(?:invalid|localhost)$/i
-
 export async function updateEmail (c: Change, { input, output }: EmailUpdate, lookups: Lookups): Promise<void> {
   const state = c.processes.email
   if (state.status === 'ok') throw operationNotAllowed(['email-already-verified'], 'Email already verified')
   if (state.status === 'exempt') throw updateNotAllowed()
-  if (UNDELIVERABLE.test(input.email)) throw conflict('email_incorrect_or_disallowed', 'The email is incorrect or disallowed')
+  checkEmail(input.email)
   if (await lookups.emailTaken(input.email)) throw emailAlreadyExists()
   const ignored = ignoreOutput(c, 'email', output)
   if (!ignored) checkPast(output?.verifiedAt, c.now, 'output.verifiedAt')
@@ -293,9 +255,8 @@ export async function updatePhone (c: Change, { input, output }: PhoneUpdate, lo
   const state = c.processes.phone
   if (state.status === 'ok') throw operationNotAllowed(['phone-already-verified'], 'Phone already verified')
   if (state.status === 'exempt') throw updateNotAllowed()
-  // The sandbox's rule: 7 to 15 digits after the +.
-  if (input.phone.length < 8) throw conflict('phone_invalid', 'The phone number is invalid')
-  if (await lookups.phoneTaken(input.phone)) throw conflict('phone_already_exists', 'The provided phone is already in use by another user')
+  checkPhone(input.phone)
+  if (await lookups.phoneTaken(input.phone)) throw phoneAlreadyExists()
   const ignored = ignoreOutput(c, 'phone', output)
   if (!ignored) checkPast(output?.verifiedAt, c.now, 'output.verifiedAt')
   c.user({ phone: { number: input.phone, country: input.country } })
@@ -444,6 +405,16 @@ function evaluateForm (c: Change, code: FormProcess, state: ProcessState): void 
 
 const TAX_NUMBER = /^[A-Za-z0-9-]{4,20}$/
 
+/**
+ * 400 `request_invalid` for parts of the tax form that do not fit its schema. The form's parts may
+ * come one or more at a time: each update adds to what was sent before.
+ */
+export function checkTaxForm (input: Json): void {
+  const unknown = Object.keys(input).filter(k => !TAX_FORM.steps.includes(k)).map(k => ({ property: `input.${k}`, rule: 'additionalProperties' }))
+  const violations = [...unknown, ...check(TAX_FORM.schema, input, 'input')]
+  if (violations.length > 0) throw requestInvalid('body', violations)
+}
+
 export function updateTaxDetails (c: Change, { input, output }: TaxDetailsUpdate): void {
   const state = c.processes['tax-details']
   if (state.status === 'exempt') throw operationNotAllowed(['kyc-process-status-exempt'], 'The process is not required for this user')
@@ -451,10 +422,7 @@ export function updateTaxDetails (c: Change, { input, output }: TaxDetailsUpdate
   if (!hasName(c.record) || !hasBirthdate(c.record)) reasons.push('incomplete-profile')
   if (!isAddressComplete(c.record)) reasons.push('incomplete-address')
   if (reasons.length > 0) throw operationNotAllowed(reasons, 'User cannot submit tax details due to incomplete declared information')
-  // The form's parts may come one or more at a time: each update adds to what was sent before.
-  const unknown = Object.keys(input).filter(k => !TAX_FORM.steps.includes(k)).map(k => ({ property: `input.${k}`, rule: 'additionalProperties' }))
-  const violations = [...unknown, ...check(TAX_FORM.schema, input, 'input')]
-  if (violations.length > 0) throw requestInvalid('body', violations)
+  checkTaxForm(input)
   const identification = input.taxIdentification as { documents: Array<{ number?: string, reason?: string }>, signature?: string } | undefined
   identification?.documents.forEach((d, i) => {
     const property = `input.taxIdentification.documents[${i}]`

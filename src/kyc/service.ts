@@ -1,10 +1,8 @@
-// The KYC area's service: the checks that need other reads (countries and subdivisions from the
-// catalogue, files from the files area), then the state machine's change in one write; and the
+// The KYC area's service: the checks that need other reads (files from the files area; countries
+// and subdivisions through the shared rules of users/rules.ts), then the state machine's change in one write; and the
 // scheduler that completes the service's reviews when their time comes on the sandbox clock.
 import type { FastifyInstance } from 'fastify'
 import { conflict, entityNotFound } from '../errors.js'
-import { countryAllows, subdivisionAllowsResidence } from '../catalogue/lookup.js'
-import type { CountryRestrictionScope } from '../../schemas/catalogue.js'
 import { filesStore } from '../files/store.js'
 import type { KybStatus } from './store.js'
 import { kycStore, type KycStore } from './store.js'
@@ -20,9 +18,6 @@ declare module 'fastify' {
 }
 
 export interface Updated { view: ProcessView, warnings: Warnings }
-
-const countryNotSupported = (property: string) => conflict('country_not_supported', 'The country is not supported', { context: 'body', property })
-const subdivisionNotSupported = (property: string) => conflict('subdivision_not_supported', 'The subdivision is not supported', { context: 'body', property })
 
 export class KycService {
   readonly #app: FastifyInstance
@@ -117,26 +112,7 @@ export class KycService {
     }
   }
 
-  // ---- Checks that read the catalogue and the files ----
-
-  async countries (checks: Array<[string, string | undefined, CountryRestrictionScope]>): Promise<void> {
-    for (const [property, country, scope] of checks) {
-      if (country !== undefined && !await countryAllows(this.#app, country, scope)) throw countryNotSupported(property)
-    }
-  }
-
-  async subdivision (property: string, country: string | undefined, subdivision: string | undefined): Promise<void> {
-    if (country === undefined || subdivision === undefined) return
-    if (!subdivision.startsWith(`${country}-`) || !await subdivisionAllowsResidence(this.#app, country, subdivision)) throw subdivisionNotSupported(property)
-  }
-
-  /** An address's country and subdivision (the user's country when it names none). */
-  async address (prefix: string, address: Json | undefined, userCountry: string): Promise<void> {
-    if (address === undefined) return
-    const country = typeof address.country === 'string' ? address.country : undefined
-    await this.countries([[`${prefix}.country`, country, 'residence']])
-    await this.subdivision(`${prefix}.subdivision`, country ?? userCountry, address.subdivision as string | undefined)
-  }
+  // ---- Checks that read the files and the user (the catalogue's are the shared rules of users/rules.ts) ----
 
   /** Each file of `media` exists, is the user's, and was uploaded. */
   async files (organizationId: string, userId: string, media: Array<{ fileId: string }>): Promise<void> {

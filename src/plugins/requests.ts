@@ -5,14 +5,19 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import pino from 'pino'
 import type { DestinationStream, Logger } from 'pino'
 import { TurnBatch } from '../turn-batch.js'
+import { maskLoneRuns } from './card-numbers.js'
 
 // Segments of paths that carry a credential (the management link's token).
 const SECRET_SEGMENT = /(\/webhooks\/portal\/)[^/?#]+/g
 
+/**
+ * A URL's path as logs show it: no query, no credential (the management link's token), no card
+ * number (a run of 12 to 19 digits standing alone, masked to its last four, Luhn or not).
+ */
 export function redactUrl (url: string): string {
   const q = url.indexOf('?')
   const path = q < 0 ? url : url.slice(0, q)
-  return path.includes('/webhooks/portal/') ? path.replace(SECRET_SEGMENT, '$1[redacted]') : path
+  return maskLoneRuns(path.includes('/webhooks/portal/') ? path.replace(SECRET_SEGMENT, '$1[redacted]') : path)
 }
 
 async function requests (app: FastifyInstance): Promise<void> {

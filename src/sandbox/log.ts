@@ -11,7 +11,8 @@ export default async function log (app: FastifyInstance): Promise<void> {
     summary: 'Read the request log',
     description: 'The most recent requests, newest first: method, path, status, duration, request id, client, sandbox time, ' +
         'and the headers and bodies of request and answer. Credentials are masked (`Authorization` keeps its scheme only, cookies are dropped, ' +
-        'fields such as `client_secret`, `access_token`, `refresh_token`, `clientSecret` and `secret` read `[redacted]`) and bodies longer than ' +
+        'fields such as `client_secret`, `access_token`, `refresh_token`, `clientSecret` and `secret` read `[redacted]`), card numbers keep their last ' +
+        'four digits at most (valid or not: a card\'s `number`, any run of 12 to 19 digits in a request about external accounts) and bodies longer than ' +
         '4096 characters are cut. The log is bounded by REQUEST_LOG_SIZE (oldest dropped); a reset does not empty it. On SQLite it is in memory ' +
         '(a restart empties it); on PostgreSQL it is in the database, shared by every replica (each request served by any of them). ' +
         'Not logged: reads of the control API (`GET /_sandbox/...`: the dashboard, health, clock, clients, ...) and the log\'s own routes. ' +

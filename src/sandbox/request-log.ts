@@ -17,7 +17,7 @@ import type { Clock } from '../clock.js'
 import { redactUrl } from '../plugins/requests.js'
 import { EntryReader, EntryWriter } from './entry-text.js'
 import { TurnBatch } from '../turn-batch.js'
-import luhn from 'fast-luhn'
+import { isCardLike, isCardPath, maskCardNumberField, maskCardText, maskLoneRuns, maskLuhnRuns } from '../plugins/card-numbers.js'
 import { refusedTokenClient, tokenEndpointClient } from '../auth/named-client.js'
 import { isUnavailable, type Db } from '../storage/db.js'
 import { requestLogStore, type RequestLogRow, type RequestLogStore } from './store.js'
@@ -78,40 +78,55 @@ export function globMatcher (pattern: string): (value: string) => boolean {
   return value => re.test(value)
 }
 
-const DIGIT_RUN = /(?<!\d)\d{12,19}(?!\d)/g
+// A number of 12 to 19 digits in a card's context, as a JSON number rather than text.
+const isLongNumber = (value: unknown): boolean =>
+  (typeof value === 'number' && Number.isFinite(value) && Math.abs(value) >= 1e11) || typeof value === 'bigint'
 
-/** Card numbers (a run of 12 to 19 digits that passes Luhn) as the log keeps them: all but the last four digits masked. */
-export const maskCardNumbers = (text: string): string =>
-  text.replace(DIGIT_RUN, run => luhn(run) ? '*'.repeat(run.length - 4) + run.slice(-4) : run)
-
-function maskValues (value: unknown, depth = 0): unknown {
-  if (depth > 32 || value === null || typeof value !== 'object') {
+/**
+ * A value as the log keeps it: secrets masked, and card numbers (card-numbers.ts): in a card's
+ * context (`card`, or an object that is a card) its `number` and any card-number-like run, Luhn or
+ * not; elsewhere runs that pass Luhn. Deeper than 32 levels, nothing is kept.
+ */
+function maskValues (value: unknown, card: boolean, depth = 0): unknown {
+  if (depth > 32) return MASK
+  if (value === null || typeof value !== 'object') {
+    if (card && isLongNumber(value)) return maskCardNumberField(value)
     if (typeof value !== 'string') return value
     // The management link's URL carries its credential in the path.
-    return maskCardNumbers(value.includes('/webhooks/portal/') ? redactUrl(value) : value)
+    const text = value.includes('/webhooks/portal/') ? redactUrl(value) : value
+    return card ? maskCardText(text) : maskLuhnRuns(text)
   }
-  if (Array.isArray(value)) return value.map(v => maskValues(v, depth + 1))
+  if (Array.isArray(value)) return value.map(v => maskValues(v, card, depth + 1))
+  const inCard = card || isCardLike(value as Record<string, unknown>)
   const out: Record<string, unknown> = {}
-  for (const [k, v] of Object.entries(value)) out[k] = SECRET_FIELDS.has(k) && v !== null && v !== undefined ? MASK : maskValues(v, depth + 1)
+  for (const [k, v] of Object.entries(value)) {
+    if (SECRET_FIELDS.has(k) && v !== null && v !== undefined) out[k] = MASK
+    else if (inCard && k === 'number') out[k] = maskCardNumberField(v)
+    else out[k] = maskValues(v, inCard, depth + 1)
+  }
   return out
 }
 
-function maskText (text: string): string {
-  return maskCardNumbers(text.replace(SECRET_TEXT, `$1"${MASK}"`).replace(/(\/webhooks\/portal\/)[^/?#"\s]+/g, `$1${MASK}`))
+// Text that names a card's fields is a card's context, even when it is no JSON.
+const CARD_WORDS = /card|securityCode|expiryDate/i
+
+function maskText (text: string, card: boolean): string {
+  const masked = text.replace(SECRET_TEXT, `$1"${MASK}"`).replace(/(\/webhooks\/portal\/)[^/?#"\s]+/g, `$1${MASK}`)
+  return card || CARD_WORDS.test(masked) ? maskCardText(masked) : maskLuhnRuns(masked)
 }
 
-/** A body as the log shows it: masked, and cut (as text) beyond 4096 characters. */
-function showBody (body: unknown, isText: boolean): { body?: unknown, truncated?: boolean } {
+/** A body as the log shows it: masked (`card`: in a card's context), and cut (as text) beyond 4096 characters. */
+function showBody (body: unknown, isText: boolean, card: boolean): { body?: unknown, truncated?: boolean } {
   if (body === undefined || body === null || body === '') return {}
   if (body instanceof LargeBody) return { body: `[${body.bytes} bytes, not kept]`, truncated: true }
   if (typeof body === 'string') {
     if (isText && body.length <= BODY_LIMIT) {
-      try { return { body: maskValues(JSON.parse(body)) } } catch {}
+      try { return { body: maskValues(JSON.parse(body), card) } } catch {}
     }
-    const masked = maskText(body)
+    const masked = maskText(body, card)
     return masked.length > BODY_LIMIT ? { body: masked.slice(0, BODY_LIMIT), truncated: true } : { body: masked }
   }
-  const masked = maskValues(body)
+  const masked = maskValues(body, card)
   const text = JSON.stringify(masked)
   // A body no JSON can show (the token endpoint marks one it refused unread with a symbol) is left out.
   if (text === undefined) return {}
@@ -139,18 +154,24 @@ function showHeaders (headers: Record<string, unknown>): Record<string, unknown>
   return out
 }
 
+/** A header's value in a card's context: any card-number-like run masked. */
+const maskCardHeader = (value: unknown): unknown =>
+  typeof value === 'string' ? maskCardText(value) : Array.isArray(value) ? value.map(maskCardHeader) : value
+
 /**
  * Writes headers as a count then name and value pairs; request headers are shown as they will be
- * read (credentials masked, cookies left out), so no credential is kept.
+ * read (credentials masked, cookies left out, and in a card's context card numbers), so no
+ * credential is kept.
  */
-function writeHeaders (entry: EntryWriter, headers: Record<string, unknown>, show: boolean): void {
+function writeHeaders (entry: EntryWriter, headers: Record<string, unknown>, show: boolean, card = false): void {
   const pairs = new EntryWriter()
   let count = 0
   // for-in over own members: it allocates no [name, value] pair per header (this runs per request).
   for (const name in headers) {
     if (!Object.hasOwn(headers, name)) continue
     if (show && isCookie(name)) continue
-    pairs.string(name).headerValue(show && isCredential(name) ? maskCredentials(headers[name]) : headers[name])
+    const value = show && isCredential(name) ? maskCredentials(headers[name]) : headers[name]
+    pairs.string(name).headerValue(card ? maskCardHeader(value) : value)
     count++
   }
   entry.number(count).text += pairs.text
@@ -199,11 +220,15 @@ class LargeBody {
 /** A kept request body as JSON can hold it: text, a parsed value, or only the size of a large one. */
 type StoredBody = { text: string } | { value: unknown } | { bytes: number } | null
 
-function storeBody (body: unknown): StoredBody {
+/**
+ * Masked before it is kept, so no card number or secret is ever held in the log, even unread. `card`:
+ * the request is about external accounts, where any card-number-like run is a card's.
+ */
+function storeBody (body: unknown, card: boolean): StoredBody {
   if (body === undefined || body === null || body === '') return null
   if (body instanceof LargeBody) return { bytes: body.bytes }
-  // Masked before it is kept, so no card number or secret is ever held in the log, even unread.
-  return typeof body === 'string' ? { text: maskText(body) } : { value: maskValues(body) }
+  if (Buffer.isBuffer(body)) return { text: maskText(body.toString('utf8'), card) }
+  return typeof body === 'string' ? { text: maskText(body, card) } : { value: maskValues(body, card) }
 }
 
 function restoreBody (body: StoredBody): unknown {
@@ -240,12 +265,13 @@ interface Pending {
 /** An answered request as the entry text the log keeps (entry-text.ts); credentials in request headers masked, bodies masked. */
 function entryText ({ request, reply, payload, status, at, durationMs }: Pending): string {
   const kept = keepPayload(payload)
+  const card = isCardPath(request.url)
   const entry = new EntryWriter()
     // The duration in whole microseconds: an integer is cheaper to write than a fraction.
-    .number(at).string(request.method).string(request.url).number(status).number(Math.round(durationMs * 1000))
+    .number(at).string(request.method).string(card ? maskCardText(request.url) : maskLoneRuns(request.url)).number(status).number(Math.round(durationMs * 1000))
     .string(request.id).nullable(clientOf(request, status, kept))
-  writeHeaders(entry, request.headers, true)
-  entry.nullable(bodyJson(storeBody(keepBody(request))))
+  writeHeaders(entry, request.headers, true, card)
+  entry.nullable(bodyJson(storeBody(keepBody(request), card)))
   writeHeaders(entry, reply.getHeaders(), false)
   entry.nullable(kept)
   return entry.text
@@ -270,6 +296,7 @@ function readEntry (text: string): Recorded {
 /** An entry as the log shows it: every credential, secret field and card number masked, bodies cut. */
 function formatEntry (r: Recorded): RequestLogEntry {
   const type = String(r.responseHeaders['content-type'] ?? '')
+  const card = isCardPath(r.url)
   return {
     requestId: r.requestId,
     timestamp: new Date(r.at).toISOString(),
@@ -278,10 +305,11 @@ function formatEntry (r: Recorded): RequestLogEntry {
     status: r.status,
     durationMs: Math.round(r.durationMs * 100) / 100,
     clientId: r.clientId,
-    request: { headers: r.headers, ...showBody(r.body, false) },
+    request: { headers: r.headers, ...showBody(r.body, false, card) },
     response: {
       headers: showHeaders(r.responseHeaders),
-      ...showBody(r.payload, type.includes('json') || type.startsWith('text/'))
+      // An answer never carries a card number: masked all the same, as a request body is.
+      ...showBody(r.payload, type.includes('json') || type.startsWith('text/'), card)
     }
   }
 }

@@ -228,6 +228,10 @@ export function userStore (db: Db): UserStore {
   }).pluck()
   const byEmail = db.prepare<[string, string], UserRow>('SELECT id, organization_id, email, record, created_at FROM users WHERE organization_id = ? AND email_key = ?')
   const list = db.prepare<[string], UserRow>('SELECT id, organization_id, email, record, created_at FROM users WHERE organization_id = ? ORDER BY created_at, id')
+  const phoneOwner = db.prepare<[string, string], number>({
+    sqlite: "SELECT 1 FROM users WHERE organization_id = ? AND json_extract(record, '$.phone.number') = ? LIMIT 1",
+    postgres: "SELECT 1 FROM users WHERE organization_id = ? AND record::jsonb #>> '{phone,number}' = ? LIMIT 1"
+  }).pluck()
   const insert = db.prepare('INSERT INTO users (id, organization_id, email, email_key, record, created_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING')
   const insertMetadata = metadataInserter(db)
   const entitiesOf = db.prepare<[string, string], { id: string, type: string }>('SELECT id, type FROM entities WHERE organization_id = ? AND user_id = ?')
@@ -260,6 +264,7 @@ export function userStore (db: Db): UserStore {
       const row = await byEmail.get(org, emailKey(email))
       return row === undefined ? undefined : toUser(row)
     },
+    async phoneTaken (org, number) { return await phoneOwner.get(org, number) !== undefined },
     async list (org) { return (await list.all(org)).map(toUser) },
     async create (u, newEvents, metadata) {
       return await write(async () => {

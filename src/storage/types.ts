@@ -121,6 +121,8 @@ export interface UserStore {
   /** The type when it is known without a read (undefined: ask `type`). */
   knownType (organizationId: string, id: string): string | undefined
   findByEmail (organizationId: string, email: string): Promise<UserRecord | undefined>
+  /** Whether a user of the organization has this phone number (declared at creation or by KYC). */
+  phoneTaken (organizationId: string, number: string): Promise<boolean>
   list (organizationId: string): Promise<UserRecord[]>
   /**
    * Creates the user and records its events in one transaction. Returns undefined when the

@@ -80,7 +80,7 @@ const settlementDelayMs = (app: FastifyInstance): number => app.config.transacti
 export async function createTransaction (
   app: FastifyInstance, organizationId: string, userId: string, input: CreateTransactionInput, context: UserContext, base = app.config.publicUrl
 ): Promise<{ transaction: Record<string, unknown>, errors?: CreationErrors }> {
-  requireUserContext(context, ['ip', 'agent'])
+  requireUserContext(context, ['ip', 'agent'], app.config.serviceName)
   const quotes = quotesOf(app)
   const quoteRecord = await quotes.get(organizationId, input.quoteId)
   const now = app.clock.now()

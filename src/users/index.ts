@@ -6,7 +6,8 @@ import { CreateUserRequest, CreateUserResponse, DeleteUserRequest, GetUserRespon
 import { UserContextHeaders } from '../../schemas/headers.js'
 import { noContent } from '../kit/operation.js'
 import { deleteUser, getUser } from './me.js'
-import { createUser } from './service.js'
+import { checkNewUser, createUser } from './service.js'
+import { headerDisplayName, requireUserContext, userContext } from '../http/user-context.js'
 import { defineArea } from '../kit/area.js'
 import { usersFixture } from './fixtures.js'
 
@@ -15,6 +16,9 @@ const READ = 'core.users:read'
 const DELETE = 'core.users:delete'
 
 async function usersRoutes (app: FastifyInstance): Promise<void> {
+  const headers = UserContextHeaders(app.config.serviceName)
+  const ipHeader = headerDisplayName(`x-${app.config.serviceName}-user-ip`)
+
   operation(app, {
     id: 'createUser',
     method: 'POST',
@@ -24,24 +28,38 @@ async function usersRoutes (app: FastifyInstance): Promise<void> {
     subjects: ['client'],
     summary: 'Create a user',
     description: 'Creates an individual user of the organization and emits `core.user.created` (webhook payload `data: { user }`). ' +
+        `It needs the end user's \`${ipHeader}\` (409 \`operation_not_allowed\`, \`missing-user-ip-header\`, before any other check of the body). ` +
         'The sandbox creates `individual` users only (`type` defaults to it); the terms-of-service version is checked, not kept on the user. ' +
         '`createdAt`, `updatedAt` and the `partnerOnboardedAt` and `birthdate` checks follow the sandbox clock; `partnerOnboardedAt` is answered in UTC. ' +
-        'Countries listed in UNSUPPORTED_COUNTRIES are 409 `country_not_supported`; a subdivision of another country than `address.country` is 409 `subdivision_not_supported`. ' +
-        'The e-mail is unique in the organization, compared case-insensitively. `metadata` over 1024 characters does not stop the creation: ' +
+        'Then, the first that fails, in this order: countries restricted in their scope or listed in UNSUPPORTED_COUNTRIES (409 `country_not_supported`: ' +
+        '`primaryCitizenship`, `address.country`, `phone.country`); a US address without a subdivision (`subdivision_required`); a subdivision of another ' +
+        'country than `address.country`, one no country has (`US-ZZ`) or one closed to residents (`subdivision_not_supported`); terms of service other than ' +
+        'the general terms of the country of residence (`terms_of_service_mismatch`: general-us-hq for US, general-gb-fca for GB, general-pt-bop for PT, ' +
+        'general-lt-fcs for the rest of the EEA, general-bs-scb elsewhere); an e-mail address at a `.invalid` or `.localhost` domain ' +
+        '(`email_incorrect_or_disallowed`); a full name with anything but letters, marks, spaces, apostrophes, dots and dashes (`invalid_characters`); ' +
+        'a PO box in an address line (`po_boxes_not_allowed`); a postal code that does not fit the country (`postal_code_invalid`: US five digits or ' +
+        'ZIP+4, elsewhere 2 to 10 letters, digits, spaces or dashes); a phone number of fewer than 7 digits (`phone_invalid`) or another user\'s ' +
+        '(`phone_already_exists`); `partnerOnboardedAt` not in the past or a birthdate outside 18 to 100 years ago (`date_invalid`). ' +
+        'The e-mail is unique in the organization, compared case-insensitively (`email_already_exists`). These are the checks the KYC updates make of the ' +
+        'same data, with the same answers. `metadata` over 1024 characters does not stop the creation: ' +
         'the user is created without metadata and `errors.metadata` holds the 413 body the metadata operations would answer.',
+    headers,
     body: CreateUserRequest,
     responses: {
       201: { description: 'Created; `errors` appears only when the metadata could not be stored.', ...CreateUserResponse },
-      409: '`email_already_exists`, `country_not_supported` or `subdivision_not_supported` (`details: { context, property }`), or `date_invalid` (`partnerOnboardedAt` not in the past, or `birthdate` outside 18 to 100 years ago).',
+      409: '`operation_not_allowed` (`missing-user-ip-header`), `country_not_supported`, `subdivision_required`, `subdivision_not_supported`, ' +
+        '`terms_of_service_mismatch`, `email_incorrect_or_disallowed`, `invalid_characters`, `po_boxes_not_allowed`, `postal_code_invalid`, `phone_invalid`, ' +
+        '`phone_already_exists`, `date_invalid` or `email_already_exists` (`details: { context, property }` where a property is named).',
       413: '`content_too_large`: the body is over the server\'s body limit.',
       415: '`media_type_unsupported`: the body is not `application/json`.'
     }
   }, async (request, reply) => {
-    const created = await createUser(app, request.auth!.organizationId, request.body)
+    const { organizationId } = request.auth!
+    requireUserContext(userContext(request, app.config.serviceName), ['ip'], app.config.serviceName)
+    await checkNewUser(app, organizationId, request.body)
+    const created = await createUser(app, organizationId, request.body)
     return reply.code(201).send(created)
   })
-
-  const headers = UserContextHeaders(app.config.serviceName)
 
   operation(app, {
     id: 'getUser',

@@ -1,14 +1,18 @@
-// Creating a user: the checks the real service answers with 409, the user record as the API shows
-// it, its first metadata and its `core.user.created` event, all stored in one transaction.
-// `createUser` is shared: POST /core/users calls it with a validated body, and the KYC-sharing
-// area calls it with just an e-mail and a country.
+// Creating a user: the checks the real service answers with 409 (the rules of rules.ts, shared with
+// the KYC updates), the user record as the API shows it, its first metadata and its
+// `core.user.created` event, all stored in one transaction. `createUser` is shared: POST
+// /core/users calls it after `checkNewUser`, and the KYC-sharing area with just an e-mail and a country.
 import { randomUUID } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
-import { ApiError, conflict } from '../errors.js'
+import { conflict } from '../errors.js'
 import type { User } from '../../schemas/users.js'
 import { metadataAtCreation, type CreationErrors } from '../metadata/revision.js'
-import { countryAllows, subdivisionAllowsResidence } from '../catalogue/lookup.js'
+import { catalogueService, countryAllows } from '../catalogue/lookup.js'
 import type { CountryRestrictionScope } from '../../schemas/catalogue.js'
+import {
+  checkAddressLines, checkAge, checkCountries, checkEmail, checkName, checkPhone, checkSubdivision, checkSubdivisionRequired,
+  countryNotSupported, emailAlreadyExists, phoneAlreadyExists, termsOfServiceMismatch
+} from './rules.js'
 
 export interface NewUser {
   email: string
@@ -33,11 +37,7 @@ export interface CreatedUser {
   errors?: CreationErrors
 }
 
-export const emailAlreadyExists = (): ApiError =>
-  conflict('email_already_exists', 'The provided email is already in use by another user')
-
-export const countryNotSupported = (property: string): ApiError =>
-  conflict('country_not_supported', 'The country is not supported', { context: 'body', property })
+export { emailAlreadyExists, countryNotSupported }
 
 /**
  * Whether the catalogue's country has no restriction of this scope (a country in
@@ -46,41 +46,39 @@ export const countryNotSupported = (property: string): ApiError =>
 export const isCountrySupported = (app: FastifyInstance, country: string, scope: CountryRestrictionScope = 'residence'): Promise<boolean> =>
   countryAllows(app, country, scope)
 
-/** `YYYY-MM-DD` of the sandbox clock's date, `years` earlier. */
-function yearsAgo (app: FastifyInstance, years: number): string {
-  const today = app.clock.iso().slice(0, 10)
-  return `${String(Number(today.slice(0, 4)) - years).padStart(4, '0')}${today.slice(4)}`
-}
-
-/** The 409s of the creation body, first one found. */
-async function check (app: FastifyInstance, input: NewUser, primaryCitizenship: string): Promise<void> {
-  const countries: Array<[string, string | undefined, CountryRestrictionScope]> = [
-    ['primaryCitizenship', primaryCitizenship, 'citizenship'], ['address.country', input.address.country, 'residence'], ['phone.country', input.phone?.country, 'phone']
-  ]
-  for (const [property, country, scope] of countries) {
-    if (country !== undefined && !await isCountrySupported(app, country, scope)) throw countryNotSupported(property)
+/**
+ * The 409s the reference documents for POST /core/users' body, the first one found, in this
+ * order: the countries (`primaryCitizenship`, `address.country`, `phone.country`), the
+ * subdivision (required in some countries, then supported), the terms of service (the general
+ * terms of the country of residence), the e-mail address, the full name, the address lines and
+ * postal code, the phone number (valid, then not another user's), `partnerOnboardedAt`, the
+ * birthdate. A taken e-mail address is found by the write itself (`createUser`).
+ */
+export async function checkNewUser (app: FastifyInstance, organizationId: string, input: NewUser): Promise<void> {
+  const primaryCitizenship = input.primaryCitizenship ?? input.address.country
+  const { country, subdivision } = input.address
+  await checkCountries(app, [['primaryCitizenship', primaryCitizenship, 'citizenship'], ['address.country', country, 'residence'], ['phone.country', input.phone?.country, 'phone']])
+  checkSubdivisionRequired(country, subdivision, 'address.subdivision')
+  await checkSubdivision(app, 'address.subdivision', country, subdivision)
+  if (input.termsOfService !== undefined) {
+    const applicable = catalogueService(app).listTermsOfService({ type: 'general', country, userType: 'individual' }).map(t => t.code as string)
+    if (!applicable.includes(input.termsOfService)) throw termsOfServiceMismatch()
   }
-  const { subdivision, country } = input.address
-  if (subdivision !== undefined && !await subdivisionAllowsResidence(app, country, subdivision)) {
-    throw conflict('subdivision_not_supported', 'The subdivision is not supported', { context: 'body', property: 'address.subdivision' })
+  checkEmail(input.email)
+  checkName(input.fullName, 'fullName')
+  checkAddressLines(input.address, 'address', country)
+  if (input.phone !== undefined) {
+    checkPhone(input.phone.number)
+    // Read before the write that creates the user: two creations racing with one number can both pass.
+    if (await app.storage.users.phoneTaken(organizationId, input.phone.number)) throw phoneAlreadyExists()
   }
-  if (input.partnerOnboardedAt !== undefined && !(Date.parse(input.partnerOnboardedAt) < app.clock.now())) {
+  const now = app.clock.now()
+  if (input.partnerOnboardedAt !== undefined && !(Date.parse(input.partnerOnboardedAt) < now)) {
     throw conflict('date_invalid', 'The date must be in the past', {
       context: 'body', property: 'partnerOnboardedAt', rule: 'difference-greater-than-threshold', threshold: { limit: 0 }
     })
   }
-  if (input.birthdate !== undefined) {
-    if (input.birthdate > yearsAgo(app, 18)) {
-      throw conflict('date_invalid', 'The date must be older than or equal to 18 years ago', {
-        context: 'body', property: 'birthdate', rule: 'difference-greater-than-or-equal-to-threshold', threshold: { limit: 18, unit: 'years' }
-      })
-    }
-    if (input.birthdate < yearsAgo(app, 100)) {
-      throw conflict('date_invalid', 'The date must be newer than or equal to 100 years from now', {
-        context: 'body', property: 'birthdate', rule: 'difference-less-than-or-equal-to-threshold', threshold: { limit: 100, unit: 'years' }
-      })
-    }
-  }
+  checkAge(input.birthdate, now, 'birthdate')
 }
 
 /** Keeps the fields that are set, in the order the API shows them. */
@@ -88,14 +86,13 @@ const defined = <T extends object>(value: T): T =>
   Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T
 
 /**
- * Creates an individual user in the organization and records `core.user.created`. Throws the
- * API's 409s (`country_not_supported`, `subdivision_not_supported`, `date_invalid`,
- * `email_already_exists`). Metadata over the size limit does not stop the creation: the user is
- * created without it and `errors.metadata` says why.
+ * Creates an individual user in the organization and records `core.user.created`, in one write
+ * that finds a taken e-mail address (409 `email_already_exists`). The caller has checked the body:
+ * POST /core/users with `checkNewUser`, identify-user its country. Metadata over the size limit
+ * does not stop the creation: the user is created without it and `errors.metadata` says why.
  */
 export async function createUser (app: FastifyInstance, organizationId: string, input: NewUser): Promise<CreatedUser> {
   const primaryCitizenship = input.primaryCitizenship ?? input.address.country
-  await check(app, input, primaryCitizenship)
 
   const now = app.clock.iso()
   const { country, subdivision, city, line1, line2, postalCode } = input.address

@@ -13,7 +13,7 @@ const DONE: UserFacts = {
   kyc: allOk,
   vibanTerms: { applies: true, accepted: true },
   cooldownRunning: false,
-  cards: { count: 0, limit: 5 }
+  cards: { active: 0, unique: 0, limits: { active: 5, unique: 10 } }
 }
 const with_ = (changes: Partial<UserFacts>): UserFacts => ({ ...DONE, ...changes })
 
@@ -79,9 +79,24 @@ const STATES: Array<{ name: string, facts: UserFacts, expected: (code: string) =
     expected: code => answer(false, [], US_ONLY.includes(code) ? ['user-country-not-supported', 'user-screening-running'] : ['user-screening-running'])
   },
   {
-    name: 'as many cards as allowed',
-    facts: with_({ cards: { count: 5, limit: 5 } }),
+    name: 'as many cards held as allowed: one to delete before another',
+    facts: with_({ cards: { active: 5, unique: 5, limits: { active: 5, unique: 10 } } }),
+    expected: code => code === 'cards' ? answer(true, ['user-must-delete-card']) : US_ONLY.includes(code) ? answer(false, [], ['user-country-not-supported']) : answer(true)
+  },
+  {
+    name: 'as many distinct cards added as allowed, fewer held: restricted',
+    facts: with_({ cards: { active: 2, unique: 10, limits: { active: 5, unique: 10 } } }),
     expected: code => code === 'cards' ? answer(false, [], ['user-unique-card-limit-reached']) : US_ONLY.includes(code) ? answer(false, [], ['user-country-not-supported']) : answer(true)
+  },
+  {
+    name: 'both limits reached',
+    facts: with_({ cards: { active: 3, unique: 3, limits: { active: 3, unique: 3 } } }),
+    expected: code => code === 'cards' ? answer(false, ['user-must-delete-card'], ['user-unique-card-limit-reached']) : US_ONLY.includes(code) ? answer(false, [], ['user-country-not-supported']) : answer(true)
+  },
+  {
+    name: 'cards left out (an operation on a card held): the limits say nothing',
+    facts: with_({ cards: undefined }),
+    expected: code => US_ONLY.includes(code) ? answer(false, [], ['user-country-not-supported']) : answer(true)
   }
 ]
 

@@ -114,7 +114,7 @@ t.test('accepting the vIBAN terms: the IP header, applicability, once; acceptedA
   const { app, userId, call } = await setup(t)
   const noIp = await call('POST', '/core/terms-of-service/unique-account-number-viban/accept')
   t.equal(noIp.statusCode, 409)
-  t.same(noIp.json(), { code: 'operation_not_allowed', message: 'Request not allowed due to missing user context', details: { reasons: ['missing-user-ip-header'] } })
+  t.same(noIp.json(), { code: 'operation_not_allowed', message: 'Request not allowed due to missing user context: send the X-Uphold-User-Ip header', details: { reasons: ['missing-user-ip-header'] } })
   t.equal((await call('POST', '/core/terms-of-service/general-gb-fca/accept', { headers: USER_IP })).statusCode, 400, 'only the vIBAN terms')
 
   const before = (await call('GET', '/core/terms-of-service/unique-account-number-viban')).json().termsOfService

@@ -4,7 +4,8 @@ import t from 'tap'
 import { Type } from 'typebox'
 import type { FastifyInstance } from 'fastify'
 import { build } from '../helpers.js'
-import { PageQuery, Pagination } from '../../schemas/lists.js'
+import { setup } from '../api-setup.js'
+import { MAX_PAGE, PageQuery, Pagination } from '../../schemas/lists.js'
 import { pageOf, pageSlice, paginationFor, paginationLinks, pageRows, pageWindow } from '../../src/http/pagination.js'
 
 const ITEMS = Array.from({ length: 250 }, (_, i) => i + 1)
@@ -19,6 +20,13 @@ async function probe (app: FastifyInstance): Promise<void> {
     const page = pageOf(request.query as PageQuery)
     const { items, hasNext } = pageSlice(ITEMS, page)
     return { items, pagination: paginationFor(request, app.config.publicUrl, page, hasNext) }
+  })
+  // A list whose own schema forgets the bounds: the shared parsing still holds them.
+  app.get('/probe/unbounded', {
+    schema: { querystring: Type.Object({ page: Type.Optional(Type.Number()), perPage: Type.Optional(Type.Number()) }) }
+  }, async (request) => {
+    const page = pageOf(request.query as PageQuery)
+    return { window: pageWindow(page) }
   })
 }
 
@@ -78,6 +86,58 @@ t.test('out-of-range values are 400 request_invalid naming the parameter', async
     t.equal(res.statusCode, 400, query)
     t.match(res.json(), { code: 'request_invalid', message: 'The request has missing or invalid parameters', details: { context: 'query', violations: [{ property, rule }] } }, query)
   }
+})
+
+t.test('a page past 2^53, or past the last page a list takes, is 400 naming `page`, even when a route\'s schema forgets the bound', async t => {
+  const app = await build(t, {}, { plugins: [probe] })
+  const violation = (property: string, rule: string, limit?: number) => ({
+    code: 'request_invalid',
+    message: 'The request has missing or invalid parameters',
+    details: { context: 'query', violations: [limit === undefined ? { property, rule } : { property, rule, ruleParams: { limit } }] }
+  })
+  for (const path of ['/probe/items', '/probe/unbounded']) {
+    for (const page of ['1e20', '9007199254740993', '1e308', String(MAX_PAGE + 1)]) {
+      const res = await app.inject({ method: 'GET', url: `${path}?page=${page}` })
+      t.equal(res.statusCode, 400, `${path} page=${page}`)
+      t.same(res.json(), violation('page', 'maximum', MAX_PAGE), `${path} page=${page}`)
+    }
+    const huge = await app.inject({ method: 'GET', url: `${path}?perPage=1e20` })
+    t.same(huge.json(), violation('perPage', 'maximum', 100), `${path} perPage=1e20`)
+  }
+  const fraction = await app.inject({ method: 'GET', url: '/probe/unbounded?page=1.5' })
+  t.same(fraction.json().details.violations, [{ property: 'page', rule: 'type', ruleParams: { type: 'integer' } }])
+  const last = await app.inject({ method: 'GET', url: `/probe/unbounded?page=${MAX_PAGE}&perPage=100` })
+  t.equal(last.statusCode, 200)
+  t.same(last.json().window, { offset: (MAX_PAGE - 1) * 100, limit: 101 }, 'the last page a list takes skips an exact integer of rows')
+  const beyond = await get(app, `?page=${MAX_PAGE}`)
+  t.same(beyond.json().items, [], 'the last page a list takes answers, empty')
+})
+
+t.test('the paginated operations answer a hostile page with 400, never a 500', async t => {
+  const s = await setup(t)
+  const account = (await s.call('POST', '/core/accounts', { payload: { label: 'GBP', asset: 'GBP' } }))
+  t.equal(account.statusCode, 201)
+  const lists = [
+    '/core/accounts', '/core/transactions', `/core/accounts/${account.json().account.id as string}/transactions`,
+    '/core/statements/transactions?period=one-month&year=2025&month=1'
+  ]
+  for (const list of lists) {
+    const join = list.includes('?') ? '&' : '?'
+    for (const page of ['1e20', '9007199254740993', '-1e20', '1e400']) {
+      const res = await s.call('GET', `${list}${join}page=${page}`)
+      t.equal(res.statusCode, 400, `${list} page=${page}`)
+      t.equal(res.json().code, 'request_invalid')
+      t.equal(res.json().details.violations[0].property, 'page')
+    }
+    const last = await s.call('GET', `${list}${join}page=${MAX_PAGE}&perPage=100`)
+    t.ok(last.statusCode < 500, `${list}: the last page a list takes is no 5xx`)
+  }
+  const accounts = await s.call('GET', `/core/accounts?page=${MAX_PAGE}`)
+  t.equal(accounts.statusCode, 200)
+  t.same(accounts.json().accounts, [])
+  const transactions = await s.call('GET', `/core/transactions?page=${MAX_PAGE}`)
+  t.equal(transactions.statusCode, 200)
+  t.same(transactions.json().transactions, [])
 })
 
 t.test('links keep every other query parameter, as sent; without PUBLIC_URL they use the request\'s host', async t => {

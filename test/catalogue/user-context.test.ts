@@ -11,7 +11,7 @@ async function probe (app: FastifyInstance): Promise<void> {
   }, async (request) => {
     const context = userContext(request, app.config.serviceName)
     const locale = acceptLanguage(request.headers['accept-language'])
-    if (request.headers['x-require'] === 'yes') requireUserContext(context, ['ip', 'agent'])
+    if (request.headers['x-require'] === 'yes') requireUserContext(context, ['ip', 'agent'], app.config.serviceName)
     return { context, locale }
   })
 }
@@ -51,9 +51,27 @@ t.test('a header required by rule is 409 operation_not_allowed naming each missi
   const app = await build(t, { serviceName: 'uphold' }, { plugins: [probe] })
   const none = await app.inject({ method: 'GET', url: '/probe/context', headers: { 'x-require': 'yes' } })
   t.equal(none.statusCode, 409)
-  t.same(none.json(), { code: 'operation_not_allowed', message: 'Request not allowed due to missing user context', details: { reasons: ['missing-user-ip-header', 'missing-user-agent-header'] } })
+  t.same(none.json(), {
+    code: 'operation_not_allowed',
+    message: 'Request not allowed due to missing user context: send the X-Uphold-User-Ip and X-Uphold-User-Agent headers',
+    details: { reasons: ['missing-user-ip-header', 'missing-user-agent-header'] }
+  })
   const agentOnly = await app.inject({ method: 'GET', url: '/probe/context', headers: { 'x-require': 'yes', 'x-uphold-user-ip': '1.2.3.4' } })
-  t.same(agentOnly.json().details, { reasons: ['missing-user-agent-header'] })
+  t.same(agentOnly.json(), {
+    code: 'operation_not_allowed',
+    message: 'Request not allowed due to missing user context: send the X-Uphold-User-Agent header',
+    details: { reasons: ['missing-user-agent-header'] }
+  })
+})
+
+t.test('the message names the headers under the configured SERVICE_NAME, as a caller must send them', async t => {
+  for (const [serviceName, ip, agent] of [['service', 'X-Service-User-Ip', 'X-Service-User-Agent'], ['my-bank', 'X-My-Bank-User-Ip', 'X-My-Bank-User-Agent']]) {
+    const app = await build(t, { serviceName }, { plugins: [probe] })
+    const none = await app.inject({ method: 'GET', url: '/probe/context', headers: { 'x-require': 'yes' } })
+    t.equal(none.json().message, `Request not allowed due to missing user context: send the ${ip} and ${agent} headers`, serviceName)
+    const sent = await app.inject({ method: 'GET', url: '/probe/context', headers: { 'x-require': 'yes', [ip]: '1.2.3.4', [agent]: 'curl/8' } })
+    t.equal(sent.statusCode, 200, `${serviceName}: the headers the message names are the ones read`)
+  }
 })
 
 t.test('Accept-Language: supported locales, q-values, and 409 locale_invalid', async t => {

@@ -37,7 +37,7 @@ async function serve (t: Parameters<typeof build>[0]) {
   const token = (await tokenRes.json()).access_token as string
   const userRes = await fetch(`${base}/core/users`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'x-service-user-ip': '47.174.97.164' },
     body: JSON.stringify({ email: `race-${Date.now()}@example.com`, termsOfService: 'general-gb-fca', primaryCitizenship: 'GB', address: { country: 'GB' } })
   })
   if (userRes.status !== 201) throw new Error(`user creation failed: ${userRes.status}`)

@@ -138,7 +138,7 @@ t.test('the built bundle validates, stores, patches, serves the docs and the das
   const issued = await tokenFor(url, 'core.users:create core.users.metadata:read core.users.metadata:write core.users:act-on-behalf-of')
   t.equal(issued.status, 200)
   const token = (await issued.json()).access_token as string
-  const json = { authorization: `Bearer ${token}`, 'content-type': 'application/json' }
+  const json = { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'x-service-user-ip': '47.174.97.164' }
   const user = { email: 'bundle@example.com', termsOfService: 'general-gb-fca', primaryCitizenship: 'GB', address: { country: 'GB' }, metadata: { tier: 'gold' } }
 
   const invalid = await fetch(`${url}/core/users`, { method: 'POST', headers: json, body: JSON.stringify({ ...user, email: 'not-an-email', primaryCitizenship: 'XX' }) })

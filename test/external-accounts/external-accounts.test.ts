@@ -79,14 +79,14 @@ t.test('the documented 409s of a card, in the check order', async t => {
   t.same((await call(card('2223003122003222'))).json(), {
     code: 'user_capability_failure',
     message: 'The user has capability constraints',
-    details: { capability: { code: 'cards', requirements: [], restrictions: ['user-unique-card-limit-reached'] } }
-  }, 'a sixth card is over the limit')
+    details: { capability: { code: 'cards', requirements: ['user-must-delete-card'], restrictions: [] } }
+  }, 'a sixth card held is over the default limit of 5')
   t.same((await s.call('GET', '/core/capabilities/cards')).json(), {
-    capability: { code: 'cards', name: 'Cards', enabled: false, requirements: [], restrictions: ['user-unique-card-limit-reached'] }
+    capability: { code: 'cards', name: 'Cards', enabled: true, requirements: ['user-must-delete-card'], restrictions: [] }
   }, 'the cards capability counts the cards')
   const first = (await s.call('GET', '/core/external-accounts')).json().externalAccounts[0].id
   t.equal((await s.call('DELETE', `/core/external-accounts/${first}`)).statusCode, 204)
-  t.same((await s.call('GET', '/core/capabilities/cards')).json().capability.restrictions, [], 'below the limit again')
+  t.same((await s.call('GET', '/core/capabilities/cards')).json().capability.requirements, [], 'below the limit again')
   for (const payload of [card('411111111111'.slice(0, 11)), card('4111111111111111', { securityCode: '12' }), card('4111111111111111', { expiryDate: { month: 13, year: 2030 } }), { type: 'other' }, card('4111111111111111', { label: ' x' })]) {
     const bad = await call(payload)
     t.equal(bad.statusCode, 400, JSON.stringify(payload).slice(0, 80))

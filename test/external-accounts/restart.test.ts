@@ -17,7 +17,7 @@ t.test('a processing card turns ok after a restart once its check is due', async
   const store = externalAccountsOf(first)
   const bank = (await store.get(user.organizationId, made.json().id))!
   const id = '0b5f3a52-6f43-4f0e-9a44-0a6f7d1e2c11'
-  await store.create({ ...bank, id, type: 'card', status: 'processing', fingerprint: 'restart-test', checkDueAt: clock.now() + 60_000, expiresAt: null }, () => first.events.build(user.organizationId, 'core.external-account.created', {}), 5)
+  await store.create({ ...bank, id, type: 'card', status: 'processing', fingerprint: 'restart-test', checkDueAt: clock.now() + 60_000, expiresAt: null }, () => first.events.build(user.organizationId, 'core.external-account.created', {}), { active: 5, unique: 10 })
   await first.close()
 
   clock.set(clock.now() + 61_000)

@@ -25,15 +25,16 @@ t.test('an area\'s migrations are named after it, in area order', async t => {
   t.strictSame(registry.migrations().map(m => m.name), ['first/001-a', 'first/002-b', 'second/001-a'])
 })
 
-t.test('the user\'s cards are summed over the areas that count them, none without any', async t => {
+t.test('the user\'s cards and their limits come from the area that keeps cards, none without one', async t => {
   const app = {} as unknown as Parameters<AreaRegistry['userCards']>[0]
-  t.equal(await new AreaRegistry([defineArea({ name: 'a', plugin })]).userCards(app, 'org', 'user'), 0)
+  t.equal(await new AreaRegistry([defineArea({ name: 'a', plugin })]).userCards(app, 'org', 'user'), undefined)
+  const limits = { active: 5, unique: 10 }
   const registry = new AreaRegistry([
-    defineArea({ name: 'a', userCards: async () => 2, plugin }),
-    defineArea({ name: 'b', plugin }),
-    defineArea({ name: 'c', userCards: async (_app, organizationId, userId) => organizationId === 'org' && userId === 'user' ? 3 : 0, plugin })
+    defineArea({ name: 'a', plugin }),
+    defineArea({ name: 'b', userCards: async (_app, organizationId, userId) => ({ active: organizationId === 'org' && userId === 'user' ? 3 : 0, unique: 4, limits }), plugin })
   ])
-  t.equal(await registry.userCards(app, 'org', 'user'), 5)
+  t.same(await registry.userCards(app, 'org', 'user'), { active: 3, unique: 4, limits })
+  t.same(await registry.userCards(app, 'other', 'user'), { active: 0, unique: 4, limits })
 })
 
 t.test('fixture keys come after the keys they name, whatever the area order', async t => {

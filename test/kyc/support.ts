@@ -2,7 +2,7 @@
 // behalf), every answer checked against the app's own OpenAPI response schema, and the events.
 import { randomUUID } from 'node:crypto'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
-import { accessToken, bearer, build, DEMO_ORG, onBehalfOf } from '../helpers.js'
+import { accessToken, bearer, build, DEMO_ORG, generalTerms, onBehalfOf, userIp } from '../helpers.js'
 import type { Config } from '../../src/config.js'
 import type { BuildOptions } from '../../src/app.js'
 import { ownDocumentChecker } from '../catalogue/openapi-check.js'
@@ -28,11 +28,12 @@ export interface Caller {
 export async function kycUser (t: Assert, app: FastifyInstance, user: Record<string, unknown> = {}): Promise<Caller> {
   const check = await ownDocumentChecker(app)
   const token = await accessToken(app)
+  const country = (user.address as { country?: string } | undefined)?.country ?? 'PT'
   const created = await app.inject({
     method: 'POST',
     url: '/core/users',
-    headers: bearer(token),
-    payload: { email: `user-${Math.random().toString(36).slice(2)}@example.com`, termsOfService: 'general-gb-fca', primaryCitizenship: 'PT', address: { country: 'PT' }, ...user }
+    headers: { ...bearer(token), ...userIp(app.config.serviceName) },
+    payload: { email: `user-${Math.random().toString(36).slice(2)}@example.com`, termsOfService: generalTerms(country), primaryCitizenship: 'PT', address: { country: 'PT' }, ...user }
   })
   if (created.statusCode !== 201) throw new Error(`create user: ${created.statusCode} ${created.body}`)
   const userId = created.json().user.id as string

@@ -83,7 +83,7 @@ async function createUsers (base: string, token: string, emails: string[]): Prom
   return Promise.all(emails.map(async email => {
     const res = await fetch(`${base}/core/users`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'x-service-user-ip': '47.174.97.164' },
       body: JSON.stringify({ email, termsOfService: 'general-gb-fca', primaryCitizenship: 'GB', address: { country: 'GB' } })
     })
     return { status: res.status, body: await res.json() as Record<string, unknown> }

@@ -39,7 +39,7 @@ interface Acknowledged {
  * time, recording what was acknowledged, until the server goes away.
  */
 async function writer (base: string, bearer: string, name: string, acked: Acknowledged): Promise<void> {
-  const headers = { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' }
+  const headers = { authorization: `Bearer ${bearer}`, 'content-type': 'application/json', 'x-service-user-ip': '47.174.97.164' }
   try {
     for (let u = 0; ; u++) {
       const email = `${name}-${u}@example.com`

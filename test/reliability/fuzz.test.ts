@@ -2,6 +2,10 @@
 // bodies, near-valid bodies mutated at random places, against the API and the control plane. Every
 // answer must be below 500, carry the request id, be empty where it must, and be in its route's
 // error envelope; afterwards the server is healthy and Object.prototype is untouched.
+// The requests act for a user at KYC ok who holds accounts, funds and a card, so they reach the
+// handlers and not only the guard; each operation's own query parameters and body fields (read
+// from the app's registered routes, not listed here) get valid and hostile values, first one at a
+// time in a sweep, then at random.
 // `npm test` runs a fixed seed; `npm run fuzz` runs longer (FUZZ_RUNS, FUZZ_SEED).
 import t, { type Test } from 'tap'
 import fc from 'fast-check'
@@ -10,7 +14,7 @@ import { Agent, request as httpRequest } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { FastifyInstance } from 'fastify'
 import type { Config } from '../../src/config.js'
-import { basic, bearer, build, DEMO_ID, DEMO_SECRET, makeClient, onBehalfOf, tokenRequest } from '../helpers.js'
+import { basic, bearer, build, DEMO_ID, DEMO_SECRET, makeClient, onBehalfOf } from '../helpers.js'
 import { webhooksStore } from '../../src/webhooks/store.js'
 import { hashLinkToken } from '../../src/webhooks/service.js'
 import { closedPort, documentedRoutes, envelopeProblem, routesOf, type Route } from './support.js'
@@ -32,8 +36,15 @@ interface World {
   userTokenA: string
   userA: string
   accountA: string
+  accountGBP: string
+  accountBTC: string
   fileA: string
   externalAccountA: string
+  cardA: string
+  quoteA: string
+  sortCodeA: string
+  fpsAccountA: string
+  fpsReferenceA: string
   transactionA: string
   etagA: string
   linkA: string
@@ -49,29 +60,80 @@ interface World {
   hookUrl: string
 }
 
-// Setup calls come from an address of their own, so a rate limit the runs exhaust does not stop them.
+// Setup calls come from addresses of their own, so a rate limit the runs exhaust does not stop them.
 let setupAddress = 0
 async function call (app: FastifyInstance, method: string, url: string, payload?: unknown, headers: Record<string, string> = {}) {
+  setupAddress++
   const res = await app.inject({
     method: method as 'GET',
     url,
     headers: { authorization: `Bearer ${ADMIN}`, ...headers },
-    remoteAddress: `10.0.${setupAddress >> 8}.${setupAddress & 255}`,
+    remoteAddress: `10.${(setupAddress >> 16) & 255}.${(setupAddress >> 8) & 255}.${setupAddress & 255}`,
     ...(payload === undefined ? {} : { payload: payload as string })
   })
   if (res.statusCode >= 300) throw new Error(`setup ${method} ${url}: ${res.statusCode} ${res.body}`)
   return res
 }
 
+/** A client-credentials token, asked from a setup address of its own (the runs may have used up their own address's rate limit). */
+async function issue (app: FastifyInstance, clientId: string, secret: string): Promise<{ access_token: string, refresh_token?: string }> {
+  const res = await call(app, 'POST', '/core/oauth2/token', 'grant_type=client_credentials', { authorization: basic(clientId, secret), 'content-type': 'application/x-www-form-urlencoded' })
+  return res.json()
+}
+
+// The end user's context, under the default SERVICE_NAME: POST /core/users and transactions need it.
+const CONTEXT = { 'x-service-user-ip': '47.174.97.164', 'x-service-user-agent': 'fuzz/1.0' }
+const KYC_PROCESSES = [
+  'profile', 'address', 'email', 'phone', 'identity', 'proof-of-address', 'customer-due-diligence', 'enhanced-due-diligence',
+  'crypto-risk-assessment', 'self-categorization-statement', 'tax-details', 'screening', 'risk'
+]
+let cards = 0
+
+/** A Luhn-valid Visa number of its own (none of the test cards, which start 4000, 4111), so each world's card is new and approved. */
+function cardNumber (): string {
+  const body = `4929${String(++cards).padStart(11, '0')}`
+  let sum = 0
+  for (let i = 0; i < body.length; i++) {
+    let d = Number(body[body.length - 1 - i])
+    if (i % 2 === 0) { d *= 2; if (d > 9) d -= 9 }
+    sum += d
+  }
+  return `${body}${(10 - sum % 10) % 10}`
+}
+
 async function makeWorld (app: FastifyInstance, hookUrl: string): Promise<World> {
   setupAddress++
   const a = await makeClient(app, { refreshTokens: true })
   const b = await makeClient(app)
-  const issued = (await tokenRequest(app, { grant_type: 'client_credentials' }, basic(a.clientId, a.secret))).json()
-  const tokenB = (await tokenRequest(app, { grant_type: 'client_credentials' }, basic(b.clientId, b.secret))).json().access_token as string
+  const issued = await issue(app, a.clientId, a.secret)
+  const tokenB = (await issue(app, b.clientId, b.secret)).access_token
   const user = (await call(app, 'POST', '/core/users', {
-    email: `fuzz-${randomUUID()}@example.com`, termsOfService: 'general-gb-fca', primaryCitizenship: 'GB', address: { country: 'GB' }
-  }, bearer(issued.access_token))).json().user
+    email: `fuzz-${randomUUID()}@example.com`,
+    termsOfService: 'general-gb-fca',
+    primaryCitizenship: 'GB',
+    fullName: 'Fuzz Tester',
+    birthdate: '1990-01-01',
+    address: { country: 'GB', subdivision: 'GB-MAN', city: 'Manchester', line1: '1 High Street', postalCode: 'M4 1AA' }
+  }, { ...bearer(issued.access_token), ...CONTEXT })).json().user
+  // User A can do what the API offers: KYC ok, the cooldown over, the vIBAN terms accepted, accounts with funds, an ok card, a quote.
+  const asA = { ...bearer(issued.access_token), ...onBehalfOf(user.id) }
+  for (const process of KYC_PROCESSES) await call(app, 'POST', `/_sandbox/users/${user.id as string}/kyc/${process}`, { status: 'ok' })
+  await call(app, 'PUT', '/core/assets/test-helpers/skip-assets-cooldowns', undefined, asA)
+  await call(app, 'POST', '/core/terms-of-service/unique-account-number-viban/accept', undefined, { ...asA, ...CONTEXT })
+  const newAccount = async (asset: string): Promise<string> => (await call(app, 'POST', '/core/accounts', { label: `Fuzz ${asset}`, asset }, asA)).json().account.id as string
+  const accountGBP = await newAccount('GBP')
+  const accountBTC = await newAccount('BTC')
+  const fps = (await call(app, 'PUT', `/core/accounts/${accountGBP}/deposit-method?type=bank&asset=GBP&network=fps`, undefined, asA)).json().depositMethod.details
+  await call(app, 'POST', '/core/accounts/test-helpers/bank-deposits', {
+    network: 'fps', sortCode: fps.sortCode, accountNumber: fps.accountNumber, ...(fps.reference === undefined ? {} : { reference: fps.reference }), asset: 'GBP', amount: '5000'
+  }, asA)
+  const cardA = (await call(app, 'POST', '/core/external-accounts', {
+    type: 'card', label: 'Fuzz card', number: cardNumber(), securityCode: '123', expiryDate: { month: 12, year: 2099 }
+  }, asA)).json().externalAccount.id as string
+  await call(app, 'POST', `/_sandbox/external-accounts/${cardA}/status`, { status: 'ok' })
+  const quoteA = (await call(app, 'POST', '/core/transactions/quote', {
+    origin: { type: 'account', id: accountGBP }, destination: { type: 'account', id: accountBTC }, denomination: { asset: 'GBP', amount: '10' }
+  }, asA)).json().quote.id as string
   const userB = (await call(app, 'POST', '/_sandbox/fixtures', { users: [{ email: `b-${randomUUID()}@example.com`, organizationId: b.organizationId }] })).json().users[0].id as string
   const entity = async (type: string): Promise<string> => (await call(app, 'POST', `/_sandbox/entities/${type}`, { userId: user.id })).json().id as string
   const accountA = await entity('accounts')
@@ -80,7 +142,7 @@ async function makeWorld (app: FastifyInstance, hookUrl: string): Promise<World>
   const transactionA = await entity('transactions')
   const accountB = (await call(app, 'POST', '/_sandbox/entities/accounts', { userId: userB })).json().id as string
   const bound = await makeClient(app, { organizationId: a.organizationId, userId: user.id })
-  const userTokenA = (await tokenRequest(app, { grant_type: 'client_credentials' }, basic(bound.clientId, bound.secret))).json().access_token as string
+  const userTokenA = (await issue(app, bound.clientId, bound.secret)).access_token
   const etagA = (await call(app, 'PUT', '/core/users/me/metadata', { tier: 'gold', tags: ['a'] }, { ...bearer(issued.access_token), ...onBehalfOf(user.id) })).headers.etag as string
   const link = async (token: string): Promise<string> =>
     new URL((await call(app, 'POST', '/core/webhooks/management-link', undefined, bearer(token))).json().managementLink.url).pathname.split('/').pop()!
@@ -98,12 +160,19 @@ async function makeWorld (app: FastifyInstance, hookUrl: string): Promise<World>
     clientA: a.clientId,
     secretA: a.secret,
     tokenA: issued.access_token,
-    refreshA: issued.refresh_token,
+    refreshA: issued.refresh_token ?? '',
     userTokenA,
     userA: user.id,
     accountA,
+    accountGBP,
+    accountBTC,
     fileA,
     externalAccountA,
+    cardA,
+    quoteA,
+    sortCodeA: fps.sortCode,
+    fpsAccountA: fps.accountNumber,
+    fpsReferenceA: fps.reference ?? '',
     transactionA,
     etagA,
     linkA,
@@ -158,10 +227,13 @@ const ADVERSARIAL_SEGMENTS = [
 
 const KNOWN: Record<string, string[]> = {
   userId: ['me', '{{userA}}', '{{userB}}'],
-  accountId: ['{{accountA}}', '{{accountB}}'],
+  accountId: ['{{accountGBP}}', '{{accountBTC}}', '{{accountA}}', '{{accountB}}'],
   fileId: ['{{fileA}}', '{{accountA}}'],
-  externalAccountId: ['{{externalAccountA}}', '{{accountA}}'],
+  externalAccountId: ['{{cardA}}', '{{externalAccountA}}', '{{accountA}}'],
   transactionId: ['{{transactionA}}', '{{accountA}}'],
+  capability: ['cards', 'trades', 'crypto-withdrawals', 'nope'],
+  process: ['profile', 'tax-details', 'screening', 'nope'],
+  requestForInformationId: ['{{transactionA}}', 'x'],
   token: ['{{linkA}}', '{{linkB}}', '{{linkExpired}}', 'A'.repeat(43)],
   id: ['{{endpointA}}', '{{messageA}}'],
   clientId: ['{{clientB}}', DEMO_ID, 'no-such-client'],
@@ -193,6 +265,130 @@ const query = fc.oneof({ weight: 2, arbitrary: fc.constant('') }, {
     fc.oneof(fc.constantFrom(...QUERY_VALUES), fc.string({ maxLength: 20 }).map(encodeURIComponent))
   ), { maxLength: 4 }).map(pairs => pairs.length === 0 ? '' : '?' + pairs.map(([k, v]) => `${k}=${v}`).join('&'))
 })
+
+// ---- What each route declares, read from the app's registered routes: its own query parameters
+// (with the values its schema says are valid), whether it acts for a user, and its body's examples.
+
+type Schema = Record<string, any>
+
+interface RouteInfo {
+  /** Each query parameter of the route's schema, with values its schema takes. */
+  query: Record<string, string[]>
+  /** Query parameters it requires, with a value each. */
+  required: Record<string, string>
+  /** Whether a client must act for a user (`X-On-Behalf-Of`). */
+  user: boolean
+  /** The examples of its body schema, with the world's ids in place of the examples' own. */
+  examples: Json[]
+}
+
+const ROUTE_INFO = new Map<string, RouteInfo>()
+const infoOf = (r: Route): RouteInfo | undefined => ROUTE_INFO.get(`${r.method} ${r.path}`) ?? ROUTE_INFO.get(`GET ${r.path}`)
+
+/** The named properties of an object schema (through allOf, anyOf, oneOf). */
+function propertiesOf (schema: Schema | undefined): Record<string, Schema> {
+  if (schema === undefined || schema === null || typeof schema !== 'object') return {}
+  const out: Record<string, Schema> = { ...(schema.properties ?? {}) }
+  for (const part of [...(schema.allOf ?? []), ...(schema.anyOf ?? []), ...(schema.oneOf ?? [])]) Object.assign(out, propertiesOf(part))
+  return out
+}
+const requiredOf = (schema: Schema | undefined): string[] =>
+  schema === undefined ? [] : [...(schema.required ?? []), ...[...(schema.allOf ?? [])].flatMap(requiredOf)]
+
+// Values the world gives a parameter of this name, where the schema alone cannot say.
+const QUERY_HINTS: Record<string, string[]> = {
+  asset: ['BTC', 'GBP', 'USD,BTC'],
+  denomination: ['USD', 'GBP', 'BTC,ETH'],
+  network: ['fps', 'bitcoin', 'visa'],
+  type: ['bank', 'crypto'],
+  year: ['2025', '2010'],
+  month: ['1', '12'],
+  organizationId: ['{{orgA}}', '{{orgB}}'],
+  endpointId: ['{{endpointA}}'],
+  clientId: ['{{clientA}}'],
+  path: ['/core/*'],
+  country: ['GB', 'US']
+}
+
+/** Values a query parameter's schema takes: its enum, const, default and examples, the bounds of a number, the world's ids. */
+function validValues (name: string, schema: Schema): string[] {
+  const out = new Set<string>()
+  const add = (v: unknown): void => { if (v !== undefined && v !== null && typeof v !== 'object') out.add(String(v)) }
+  for (const v of schema.enum ?? []) add(v)
+  add(schema.const)
+  add(schema.default)
+  for (const e of schema.examples ?? []) add(Array.isArray(e) ? e.join(',') : e)
+  for (const part of [...(schema.anyOf ?? []), ...(schema.oneOf ?? [])]) for (const v of validValues(name, part)) out.add(v)
+  if (schema.type === 'array' && schema.items !== undefined) {
+    const items = validValues(name, schema.items)
+    if (items.length > 0) { add(items[0]); add(items.slice(0, 3).join(',')) }
+  }
+  if (schema.type === 'integer' || schema.type === 'number') { add(schema.minimum); add(schema.maximum) }
+  if (schema.type === 'boolean') { add('true'); add('false') }
+  if (schema.format === 'uuid') add('{{orgA}}')
+  for (const v of QUERY_HINTS[name] ?? []) add(v)
+  return [...out]
+}
+
+// Values no operation should take: huge and fractional numbers, numbers past 2^53, empty and long
+// lists, duplicates, encodings, names of the prototype's members.
+const HOSTILE_QUERY = [
+  '1e20', '-1e20', '1e308', '1e309', '1e400', '9007199254740993', '-9007199254740993', '18446744073709551616', '2147483647', '2147483648',
+  '-2147483649', '0', '-0', '-1', '1.5', '0.0000001', '0x10', '0b11', '1_000', '١٢', 'NaN', 'Infinity', '-Infinity', '', ' ', '%20', '%00',
+  '%zz', '%', 'null', 'undefined', 'true', 'false', '[]', '{}', '__proto__', 'constructor', ',', ',,,', 'a,a', 'BTC,BTC', 'BTC,', ',BTC',
+  Array.from({ length: 200 }, (_, i) => `A${i}`).join(','), 'USD,EUR,GBP,BTC,ETH,USDC,USDT,SOL,XRP,LTC,DOGE,XLM', 'price-delta:asc:one-hour',
+  'code:asc:extra', 'one-month', 'all-time', encodeURIComponent('💥'), '%E2%80%AE', '..%2F..%2F', '*', 'a'.repeat(10_000), '{{orgB}}'
+]
+
+/** A query value as a URL carries it: encoded, the world's placeholders kept for `fill`. */
+const encodeValue = (v: string): string => v.split(/(\{\{\w+\}\})/).map(part => /^\{\{\w+\}\}$/.test(part) ? part : encodeURIComponent(part)).join('')
+
+/** Example body ids replaced by the world's, by the member that holds them. */
+function worldIds (value: Json, key = '', sibling: Record<string, unknown> = {}): Json {
+  if (Array.isArray(value)) return value.map(v => worldIds(v, key, sibling))
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, worldIds(v, k, value as Record<string, unknown>)]))
+  }
+  if (typeof value !== 'string' || !UUID.test(value)) return value
+  if (key === 'quoteId') return '{{quoteA}}'
+  if (key === 'fileId') return '{{fileA}}'
+  if (key === 'userId') return '{{userA}}'
+  if (key === 'accountId' || (key === 'id' && sibling.type === 'account')) return '{{accountGBP}}'
+  if (key === 'id' && sibling.type === 'external-account') return '{{cardA}}'
+  if (key === 'organizationId') return '{{orgA}}'
+  return value
+}
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+/** Every route's info, from the app's registered routes. */
+function readRoutes (app: FastifyInstance): void {
+  ROUTE_INFO.clear()
+  for (const route of app.registeredRoutes) {
+    const schema = (route.schema ?? {}) as { querystring?: Schema, body?: Schema }
+    const params = propertiesOf(schema.querystring)
+    const query = Object.fromEntries(Object.entries(params).map(([name, p]) => [name, validValues(name, p)]))
+    const required = Object.fromEntries(requiredOf(schema.querystring).filter(n => query[n]?.length > 0).map(n => [n, query[n][0]]))
+    const subjects = route.config?.auth?.subjects ?? []
+    const examples = ((schema.body?.examples ?? []) as Json[]).map(e => worldIds(e))
+    ROUTE_INFO.set(`${route.method} ${route.url}`, { query, required, user: subjects.length > 0 && !subjects.includes('client'), examples })
+  }
+}
+
+/** The route's own query: its parameters, each with a value its schema takes or a hostile one, some named twice. */
+const ownQuery = (r: Route): fc.Arbitrary<string> => {
+  const params = infoOf(r)?.query ?? {}
+  const names = Object.keys(params)
+  if (names.length === 0) return query
+  const pair = fc.constantFrom(...names).chain(name => fc.tuple(fc.constant(name), fc.oneof(
+    { weight: 3, arbitrary: params[name].length > 0 ? fc.constantFrom(...params[name]).map(encodeValue) : fc.constant('') },
+    { weight: 3, arbitrary: fc.constantFrom(...HOSTILE_QUERY) },
+    { weight: 1, arbitrary: fc.string({ maxLength: 20 }).map(encodeURIComponent) }
+  )))
+  return fc.oneof(
+    { weight: 1, arbitrary: query },
+    { weight: 4, arbitrary: fc.array(pair, { maxLength: 5 }).map(pairs => pairs.length === 0 ? '' : '?' + pairs.map(([k, v]) => `${k}=${v}`).join('&')) }
+  )
+}
 
 const authorization = fc.oneof(
   { weight: 6, arbitrary: fc.constantFrom('Bearer {{tokenA}}', 'Bearer {{userTokenA}}', 'Bearer {{tokenB}}', `Bearer ${ADMIN}`, '{{basicA}}', '{{basicDemo}}') },
@@ -242,12 +438,20 @@ const mostly = <T>(usual: T, arb: fc.Arbitrary<T>): fc.Arbitrary<T | null> =>
 
 const TOKEN_PATH = '/core/oauth2/token'
 
-/** Headers for a route: mostly the credentials and content type it expects, sometimes anything. */
+const userIp = fc.constantFrom('', '1.2.3', '999.1.1.1', '::1', '::ffff:10.0.0.1', 'localhost', '47.174.97.164, 10.0.0.1', ' 47.174.97.164', 'a'.repeat(300))
+const acceptLanguage = fc.constantFrom('pt-PT', 'pt', 'en-GB', 'pt-BR', 'es', 'fr', '*', '*;q=0', 'en;q=0, pt', '', ',,,', 'pt;q=2', 'pt;q=-1', 'en;q=0.5;q=0.7',
+  'a'.repeat(5000), Array.from({ length: 500 }, () => 'en').join(','), 'x-' + 'y'.repeat(100), 'en-GB;q=abc')
+
+/** Headers for a route: mostly the credentials, user and content type it expects, sometimes anything. */
 const headers = (r: Route) => fc.record({
   authorization: mostly(r.path.startsWith('/_sandbox')
     ? `Bearer ${ADMIN}`
     : r.path === TOKEN_PATH ? '{{basicA}}' : r.path.endsWith('/metadata') ? 'Bearer {{userTokenA}}' : 'Bearer {{tokenA}}', authorization),
-  'x-on-behalf-of': sometimes(onBehalf, 3),
+  // Operations for a user mostly act for user A, who can do what they offer.
+  'x-on-behalf-of': infoOf(r)?.user === true && !r.path.endsWith('/metadata') ? mostly('user {{userA}}', onBehalf) : sometimes(onBehalf, 3),
+  'x-service-user-ip': mostly(CONTEXT['x-service-user-ip'], userIp),
+  'x-service-user-agent': mostly(CONTEXT['x-service-user-agent'], latin1),
+  'accept-language': sometimes(acceptLanguage, 2),
   'if-match': sometimes(entityTag, 4),
   'if-none-match': sometimes(entityTag, 5),
   'content-type': mostly(r.path === TOKEN_PATH
@@ -369,7 +573,32 @@ const SAMPLES: Record<string, Json[]> = {
   'POST /_sandbox/clients/:clientId/rotate-secret': [{ clientSecret: 'rotated-secret-1' }, {}],
   'POST /_sandbox/entities/:entity': [{ userId: '{{userB}}' }],
   'POST /_sandbox/clock': [{ advanceSeconds: 10 }, { now: '2030-01-01T00:00:00Z' }, { frozen: true }, { real: true }],
-  'POST /_sandbox/faults': [{ path: '/core/*', status: 500, count: 1, method: 'GET', probability: 1, retryAfterSeconds: 1 }, { path: '/core/users', delayMs: 1, drop: false }]
+  'POST /_sandbox/faults': [{ path: '/core/*', status: 500, count: 1, method: 'GET', probability: 1, retryAfterSeconds: 1 }, { path: '/core/users', delayMs: 1, drop: false }],
+  // The money operations, for user A's accounts, funds and card.
+  'POST /core/accounts': [{ label: 'Fuzz {{n}}', asset: 'ETH' }],
+  'PATCH /core/accounts/:accountId': [{ label: 'Renamed {{n}}' }],
+  'POST /core/external-accounts': [
+    { type: 'card', label: 'Card {{n}}', number: '4242424242424242', securityCode: '123', expiryDate: { month: 12, year: 2099 } },
+    { type: 'bank', asset: 'USD', network: 'ach', label: 'Bank {{n}}', routingNumber: '121000248', accountNumber: '9876{{n}}', accountType: 'checking', address: { country: 'US', subdivision: 'US-CA', city: 'San Francisco', line1: '1 Main Street', postalCode: '94102' } }
+  ],
+  'PATCH /core/external-accounts/:externalAccountId': [{ label: 'Relabelled {{n}}' }],
+  'POST /core/transactions/quote': [
+    { origin: { type: 'account', id: '{{accountGBP}}' }, destination: { type: 'account', id: '{{accountBTC}}' }, denomination: { asset: 'GBP', amount: '5', target: 'origin' } },
+    { origin: { type: 'external-account', id: '{{cardA}}' }, destination: { type: 'account', id: '{{accountGBP}}' }, denomination: { asset: 'GBP', amount: '20' } }
+  ],
+  'POST /core/transactions': [{ quoteId: '{{quoteA}}' }],
+  'POST /core/accounts/test-helpers/bank-deposits': [{ network: 'fps', sortCode: '{{sortCodeA}}', accountNumber: '{{fpsAccountA}}', reference: '{{fpsReferenceA}}', asset: 'GBP', amount: '25' }],
+  'PATCH /core/kyc/processes/tax-details': [{ input: { taxResidency: { countries: ['GB'], address: { country: 'GB', city: 'London', postalCode: 'SW1A 1AA' } } } }],
+  'POST /core/portfolio/assets/_mget/performance': [{ codes: ['BTC', 'GBP'] }],
+  'POST /core/portfolio/accounts/_mget/performance': [{ ids: ['{{accountGBP}}', '{{accountBTC}}'] }]
+}
+
+/** A route's near-valid bodies: the samples above, else its schema's examples (the world's ids put in), else a bare object. */
+function samplesOf (r: Route): Json[] {
+  const own = SAMPLES[sampleKey(r)]
+  if (own !== undefined) return own
+  const examples = infoOf(r)?.examples ?? []
+  return examples.length > 0 ? examples : [{ organizationId: '{{orgA}}' }]
 }
 
 const sampleKey = (r: Route): string => {
@@ -394,7 +623,7 @@ const body = (r: Route) => {
       { weight: 2, arbitrary: fc.constantFrom(...RAW_BODIES) }
     )
   }
-  const samples = SAMPLES[sampleKey(r)] ?? [{ organizationId: '{{orgA}}' }]
+  const samples = samplesOf(r)
   return fc.oneof(
     { weight: 1, arbitrary: fc.constant(undefined) },
     { weight: 4, arbitrary: fc.constantFrom(...samples).map(s => mutate(s, [])) },
@@ -434,7 +663,7 @@ function request (routes: Route[]): fc.Arbitrary<Sent> {
   const routed = weighted.chain(r => fc.record({
     method: fc.oneof({ weight: 6, arbitrary: fc.constant(r.method) }, { weight: 1, arbitrary: fc.constantFrom(...ODD_METHODS) }),
     path: path(r),
-    query,
+    query: ownQuery(r),
     headers: headers(r),
     payload: body(r)
   }))
@@ -447,7 +676,7 @@ function request (routes: Route[]): fc.Arbitrary<Sent> {
   })
   return fc.oneof({ weight: 12, arbitrary: routed }, { weight: 1, arbitrary: stray }).map(g => {
     const h: Record<string, string | string[]> = {}
-    for (const name of ['authorization', 'x-on-behalf-of', 'if-match', 'if-none-match', 'content-type'] as const) {
+    for (const name of ['authorization', 'x-on-behalf-of', 'x-service-user-ip', 'x-service-user-agent', 'accept-language', 'if-match', 'if-none-match', 'content-type'] as const) {
       const v = g.headers[name]
       if (v !== null) h[name] = v
     }
@@ -516,8 +745,43 @@ const prototypeClean = (): boolean =>
   Object.getOwnPropertyNames(Object.prototype).every(n => BASELINE_PROTOTYPE.has(n)) && ({} as Record<string, unknown>).polluted === undefined
 const BASELINE_PROTOTYPE = new Set(Object.getOwnPropertyNames(Object.prototype))
 
-async function fuzz (t: Test, overrides: Partial<Config>, runs: number, checkSamples: boolean): Promise<void> {
+// Values a body's member should never be taken with, one at a time, in the sweep.
+const HOSTILE_BODY: Json[] = [
+  null, true, -1, 0, 1.5, 1e308, '@@1e309@@', '@@9007199254740993@@', '@@-0@@', '', ' ', 'a'.repeat(10_000), '💥'.repeat(300), [], {}, [[[[]]]],
+  '__proto__', '1e20', 'US-ZZ', '4111111111111112', { constructor: { prototype: { polluted: 'yes' } } }
+]
+
+/** The path of every member of a JSON value (the root left out). */
+function memberPaths (v: Json, at: string[] = []): string[][] {
+  if (v === null || typeof v !== 'object') return []
+  return Object.keys(v).flatMap(k => [[...at, k], ...memberPaths((v as Record<string, Json>)[k], [...at, k])])
+}
+
+/** A copy of the value with the member at `path` replaced. */
+function replaced (v: Json, path: string[], by: Json): Json {
+  const doc = JSON.parse(JSON.stringify(v)) as Json
+  const parent = path.slice(0, -1).reduce<unknown>((o, k) => (o as Record<string, unknown>)[k], doc) as Record<string, unknown>
+  put(parent, path[path.length - 1], JSON.parse(JSON.stringify(by)) as unknown)
+  return doc
+}
+
+/** The route's path with the world's first value for each parameter. */
+const worldPath = (r: Route): string => r.path.replace(/:(\w+)|\*/g, (_all, name: string | undefined) =>
+  name === undefined ? KNOWN['*'][0] : name === 'id' ? (r.path.includes('/messages/') ? '{{messageA}}' : '{{endpointA}}') : (KNOWN[name]?.[0] ?? 'x'))
+
+/** The headers a route expects: its credentials, content type, the end user's context, and user A where it acts for a user. */
+function expectedHeaders (r: Route): Record<string, string> {
+  const authorization = r.path.startsWith('/_sandbox') ? `Bearer ${ADMIN}` : r.path === TOKEN_PATH ? '{{basicA}}' : r.path.endsWith('/metadata') ? 'Bearer {{userTokenA}}' : 'Bearer {{tokenA}}'
+  const contentType = r.path === TOKEN_PATH ? 'application/x-www-form-urlencoded' : r.method === 'PATCH' && r.path.endsWith('/metadata') ? 'application/json-patch+json' : 'application/json'
+  const user: Record<string, string> = infoOf(r)?.user === true && !r.path.endsWith('/metadata') ? { 'x-on-behalf-of': 'user {{userA}}' } : {}
+  return { authorization, 'content-type': contentType, ...CONTEXT, ...user }
+}
+
+const takesBody = (r: Route): boolean => !['GET', 'HEAD', 'DELETE'].includes(r.method) || SAMPLES[sampleKey(r)] !== undefined
+
+async function fuzz (t: Test, overrides: Partial<Config>, runs: number, sweep: boolean): Promise<void> {
   const app = await build(t, { adminToken: ADMIN, ...overrides })
+  readRoutes(app)
   const instant = app.clock.now()
   const hookUrl = `http://127.0.0.1:${await closedPort()}/hooks`
   let world = await makeWorld(app, hookUrl)
@@ -528,44 +792,103 @@ async function fuzz (t: Test, overrides: Partial<Config>, runs: number, checkSam
   const missing = documentedRoutes(app).filter(r => !known.has(`${r.method} ${r.path}`))
   t.same(missing, [], 'every operation of the OpenAPI document is fuzzed')
   t.ok(routes.some(r => r.path === '/webhooks/portal/:token/api/endpoints/:id'), 'the portal\'s hidden JSON routes are fuzzed')
+  // Each operation's own query parameters come from its schema.
+  const withQuery = routes.filter(r => Object.keys(infoOf(r)?.query ?? {}).length > 0)
+  t.same(Object.keys(infoOf({ method: 'GET', path: '/core/accounts' })?.query ?? {}).sort(), ['asset', 'page', 'perPage'], 'the list of accounts\' parameters is read from its schema')
+  t.ok(withQuery.length >= 30, `${withQuery.length} routes take query parameters of their own`)
 
   await app.listen({ port: 0, host: '127.0.0.1' })
   const port = (app.server.address() as AddressInfo).port
   const agent = new Agent({ keepAlive: true, maxSockets: 1 })
   t.teardown(() => agent.destroy())
 
-  // The samples are valid as they stand, so mutations start from requests that get through.
-  const sampled = routes.filter(r => checkSamples && SAMPLES[sampleKey(r)] !== undefined).sort((a, b) => Number(a.path === '/_sandbox/reset') - Number(b.path === '/_sandbox/reset'))
-  for (const r of sampled) {
-    for (const sample of SAMPLES[sampleKey(r)]) {
-      const contentType = r.method === 'PATCH' && r.path.endsWith('/metadata') ? 'application/json-patch+json' : 'application/json'
-      const auth = r.path.startsWith('/_sandbox') ? `Bearer ${ADMIN}` : r.path.endsWith('/metadata') ? 'Bearer {{userTokenA}}' : 'Bearer {{tokenA}}'
-      const sent = resolve({ method: r.method, url: samplePath(r), headers: { authorization: auth, 'content-type': contentType }, payload: mutate(sample, []) }, world)
-      const res = await send(port, agent, sent)
-      t.ok(res.status >= 200 && res.status < 300, `the sample of ${r.method} ${r.path} gets through`, { status: res.status, body: res.body.slice(0, 300) })
-    }
-  }
-  await app.faults.clear()
-  app.clock.set(instant)
-  app.clock.freeze(true)
-  world = await makeWorld(app, hookUrl)
-
-  const statuses = new Map<number, number>()
-  const property = fc.asyncProperty(request(routes), async generated => {
-    const sent = resolve(generated, world)
-    const res = await send(port, agent, sent)
-    statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1)
-    const problem = envelopeProblem({ method: sent.method, url: sent.url, status: res.status, headers: res.headers, body: res.body })
-    if (problem !== undefined) throw new Error(`${problem}: ${res.status} ${res.body.slice(0, 300)}`)
-    if (!prototypeClean()) throw new Error('Object.prototype was polluted')
-    if (typeof res.headers.etag === 'string' && sent.url.includes('/users/')) world.etagA = res.headers.etag
-  }).afterEach(async () => {
-    // Undo what a run may have done to the sandbox as a whole, so the next run plays in the same world.
+  /** Undoes what a request may have done to the sandbox as a whole, so the next one plays in the same world. */
+  const undo = async (): Promise<void> => {
     await app.faults.clear()
     app.clock.set(instant)
     app.clock.freeze(true)
     if (!await standing(app, world)) world = await makeWorld(app, hookUrl)
-  })
+  }
+  const statuses = new Map<number, number>()
+  /** Sends a request; the problem with its answer, if any. */
+  const attempt = async (generated: Sent): Promise<{ status: number, problem?: string, sent: Sent, body: string }> => {
+    const sent = resolve(generated, world)
+    const res = await send(port, agent, sent)
+    statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1)
+    const problem = envelopeProblem({ method: sent.method, url: sent.url, status: res.status, headers: res.headers, body: res.body }) ??
+      (prototypeClean() ? undefined : 'Object.prototype was polluted')
+    if (typeof res.headers.etag === 'string' && sent.url.includes('/users/')) world.etagA = res.headers.etag
+    return { status: res.status, problem, sent, body: res.body }
+  }
+
+  if (sweep) {
+    // The samples are valid as they stand, so mutations start from requests that get through.
+    const sampled = routes.filter(r => SAMPLES[sampleKey(r)] !== undefined).sort((a, b) => Number(a.path === '/_sandbox/reset') - Number(b.path === '/_sandbox/reset'))
+    for (const r of sampled) {
+      for (const sample of SAMPLES[sampleKey(r)]) {
+        const res = await attempt({ method: r.method, url: samplePath(r), headers: expectedHeaders(r), payload: mutate(sample, []) })
+        t.ok(res.status >= 200 && res.status < 300, `the sample of ${r.method} ${r.path} gets through`, { status: res.status, body: res.body.slice(0, 300) })
+      }
+    }
+    await undo()
+    world = await makeWorld(app, hookUrl)
+
+    // Each operation's own query parameters, one at a time, with each hostile value; the rest as the schema wants them.
+    const problems: Array<Record<string, unknown>> = []
+    const baselines: Array<{ route: string, status: number }> = []
+    let sent = 0
+    for (const r of withQuery) {
+      const info = infoOf(r)!
+      const qs = (params: Record<string, string>, raw: string): string => {
+        const pairs = Object.entries(params).map(([k, v]) => `${k}=${encodeValue(v)}`)
+        if (raw !== '') pairs.push(raw)
+        return pairs.length === 0 ? '' : `?${pairs.join('&')}`
+      }
+      const body = takesBody(r) ? mutate(samplesOf(r)[0], []) : undefined
+      const request = (q: string): Sent => ({ method: r.method, url: sendable(`${worldPath(r)}${q}`), headers: expectedHeaders(r), payload: body })
+      const baseline = await attempt(request(qs(info.required, '')))
+      baselines.push({ route: `${r.method} ${r.path}`, status: baseline.status })
+      await undo()
+      for (const name of Object.keys(info.query)) {
+        const others = Object.fromEntries(Object.entries(info.required).filter(([k]) => k !== name))
+        const values = [...HOSTILE_QUERY.map(v => `${name}=${v}`), ...info.query[name].map(v => `${name}=${encodeValue(v)}&${name}=${encodeValue(v)}`)]
+        for (const value of values) {
+          const res = await attempt(request(qs(others, value)))
+          sent++
+          if (res.problem !== undefined) problems.push({ request: short(res.sent), status: res.status, problem: res.problem, body: res.body.slice(0, 200) })
+          await undo()
+        }
+      }
+    }
+    t.same(problems, [], `${sent} requests with each operation's own query parameters set to hostile values: none is answered badly`)
+    // The requests reach the handlers: the operations of the API answer a request with what their schema wants.
+    const api = baselines.filter(b => b.route.startsWith('GET /core/'))
+    const through = api.filter(b => b.status >= 200 && b.status < 300)
+    t.ok(through.length >= Math.ceil(api.length * 0.75), `${through.length} of ${api.length} GET operations of the API answer 2xx with their own parameters`, {
+      others: api.filter(b => b.status < 200 || b.status >= 300)
+    })
+
+    // Each member of each body, one at a time, with each hostile value.
+    const bodyProblems: Array<Record<string, unknown>> = []
+    let bodies = 0
+    for (const r of routes.filter(r => r.path !== TOKEN_PATH && !r.path.startsWith('/docs') && (SAMPLES[sampleKey(r)] !== undefined || (infoOf(r)?.examples.length ?? 0) > 0))) {
+      const sample = samplesOf(r)[0]
+      for (const path of memberPaths(sample).slice(0, 30)) {
+        for (const by of HOSTILE_BODY) {
+          const res = await attempt({ method: r.method, url: worldPath(r), headers: expectedHeaders(r), payload: rawNumbers(JSON.stringify(replaced(sample, path, by))) })
+          bodies++
+          if (res.problem !== undefined) bodyProblems.push({ request: short(res.sent), status: res.status, problem: res.problem, body: res.body.slice(0, 200) })
+          await undo()
+        }
+      }
+    }
+    t.same(bodyProblems, [], `${bodies} requests with one member of an operation's body set to a hostile value: none is answered badly`)
+  }
+
+  const property = fc.asyncProperty(request(routes), async generated => {
+    const res = await attempt(generated)
+    if (res.problem !== undefined) throw new Error(`${res.problem}: ${res.status} ${res.body.slice(0, 300)}`)
+  }).afterEach(undo)
   const outcome = await fc.check(property, { numRuns: runs, seed: SEED, endOnFailure: process.env.FUZZ_SHRINK === undefined })
   if (outcome.failed) {
     t.fail(`run ${outcome.numRuns} of seed ${SEED} (path ${String(outcome.counterexamplePath)}): ${String((outcome.errorInstance as Error | undefined)?.message)}`, {
@@ -581,7 +904,7 @@ async function fuzz (t: Test, overrides: Partial<Config>, runs: number, checkSam
   t.ok(prototypeClean(), 'Object.prototype is untouched')
 }
 
-t.test(`${RUNS} hostile requests over every route (seed ${SEED})`, async t => {
+t.test(`${RUNS} hostile requests over every route (seed ${SEED}), after a sweep of each operation's parameters and body members`, async t => {
   await fuzz(t, {}, RUNS, true)
 })
 

@@ -36,7 +36,7 @@ async function organization (app: FastifyInstance, t: Parameters<typeof receiver
   const token = issued.access_token as string
   const email = `${name}@example.com`
   const user = (await ok(app.inject({
-    method: 'POST', url: '/core/users', headers: bearer(token), payload: { email, termsOfService: 'general-gb-fca', primaryCitizenship: 'GB', address: { country: 'GB' } }
+    method: 'POST', url: '/core/users', headers: { ...bearer(token), 'x-service-user-ip': '47.174.97.164' }, payload: { email, termsOfService: 'general-gb-fca', primaryCitizenship: 'GB', address: { country: 'GB' } }
   }), 'user')).json().user
   const entities: Record<string, string> = {}
   for (const type of ENTITY_TYPES) {
@@ -93,7 +93,7 @@ t.test('another organization\'s users, entities and metadata answer 404 to every
 t.test('the same e-mail in two organizations makes two users; neither organization learns of the other\'s', async t => {
   const { app, a, b } = await setup(t)
   const created = await app.inject({
-    method: 'POST', url: '/core/users', headers: bearer(b.token), payload: { email: a.email, termsOfService: 'general-gb-fca', primaryCitizenship: 'GB', address: { country: 'GB' } }
+    method: 'POST', url: '/core/users', headers: { ...bearer(b.token), 'x-service-user-ip': '47.174.97.164' }, payload: { email: a.email, termsOfService: 'general-gb-fca', primaryCitizenship: 'GB', address: { country: 'GB' } }
   })
   t.equal(created.statusCode, 201, 'A\'s e-mail is free in B: no 409 reveals it')
   t.not(created.json().user.id, a.userId)
@@ -171,7 +171,7 @@ t.test('each organization\'s events reach its own receiver only', async t => {
   const { app, a, b } = await setup(t)
   const created = async (org: Org, email: string): Promise<void> => {
     await ok(app.inject({
-      method: 'POST', url: '/core/users', headers: bearer(org.token), payload: { email, termsOfService: 'general-gb-fca', primaryCitizenship: 'GB', address: { country: 'GB' } }
+      method: 'POST', url: '/core/users', headers: { ...bearer(org.token), 'x-service-user-ip': '47.174.97.164' }, payload: { email, termsOfService: 'general-gb-fca', primaryCitizenship: 'GB', address: { country: 'GB' } }
     }), 'user')
   }
   await created(a, 'second-alpha@example.com')

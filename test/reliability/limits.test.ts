@@ -60,7 +60,7 @@ async function serve (t: Parameters<typeof build>[0]): Promise<{ app: FastifyIns
   const token = (await issued.json()).access_token as string
   const user = await fetch(`${base}/core/users`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'x-service-user-ip': '47.174.97.164' },
     body: JSON.stringify({ email: 'limits@example.com', termsOfService: 'general-gb-fca', primaryCitizenship: 'GB', address: { country: 'GB' } })
   })
   const userId = (await user.json()).user.id as string
@@ -79,7 +79,7 @@ t.test(`bodies over BODY_LIMIT_BYTES (${LIMIT}) are refused in each route's enve
   const before = await users()
 
   const routes: Array<[string, string, Record<string, string>, string]> = [
-    ['POST', '/core/users', bearer, big({ email: 'too-big@example.com', termsOfService: 'general-gb-fca', primaryCitizenship: 'GB', address: { country: 'GB' } })],
+    ['POST', '/core/users', { ...bearer, 'x-service-user-ip': '47.174.97.164' }, big({ email: 'too-big@example.com', termsOfService: 'general-gb-fca', primaryCitizenship: 'GB', address: { country: 'GB' } })],
     ['PUT', '/core/users/me/metadata', asUser, big()],
     ['PATCH', '/core/users/me/metadata', { ...asUser, 'content-type': 'application/json-patch+json' }, JSON.stringify([{ op: 'add', path: '/a', value: 'x'.repeat(LIMIT) }])],
     ['POST', '/partner/kyc-sharing/identify-user', bearer, big({ email: 'too-big@example.com', country: 'GB' })],

@@ -80,7 +80,7 @@ t.test('no secret reaches the logs, the request log or the database in the clear
 
   // Users and metadata.
   const bearer = { authorization: `Bearer ${access2}` }
-  const user = await call('POST', '/core/users', { headers: bearer, body: { email: 'quiet@example.com', termsOfService: 'general-gb-fca', primaryCitizenship: 'GB', address: { country: 'GB' }, metadata: { note: 'hello' } } })
+  const user = await call('POST', '/core/users', { headers: { ...bearer, 'x-service-user-ip': '47.174.97.164' }, body: { email: 'quiet@example.com', termsOfService: 'general-gb-fca', primaryCitizenship: 'GB', address: { country: 'GB' }, metadata: { note: 'hello' } } })
   t.equal(user.status, 201)
   const asUser = { ...bearer, 'x-on-behalf-of': `user ${user.json().user.id}` }
   t.equal((await call('PUT', '/core/users/me/metadata', { headers: asUser, body: { tier: 'gold' } })).status, 200)

@@ -1,7 +1,7 @@
 // The request log keeps its entries as text in fixed slots (and a larger entry apart): whatever
 // the size of an entry and wherever it falls in the ring, it reads back as it was recorded.
 import t from 'tap'
-import { accessToken, bearer, build } from '../helpers.js'
+import { accessToken, bearer, build, userIp } from '../helpers.js'
 
 t.test('small and large entries, across slot chunks and the wrap of the ring, read back whole', async t => {
   const app = await build(t, { requestLogSize: 300 })
@@ -10,7 +10,7 @@ t.test('small and large entries, across slot chunks and the wrap of the ring, re
   const docs = await app.inject({ method: 'GET', url: '/openapi.json' })
   t.equal(docs.statusCode, 200)
   const email = 'x'.repeat(5000)
-  const big = await app.inject({ method: 'POST', url: '/core/users', headers: bearer(token), payload: { email, note: 'é'.repeat(1000) } })
+  const big = await app.inject({ method: 'POST', url: '/core/users', headers: { ...bearer(token), ...userIp() }, payload: { email, note: 'é'.repeat(1000) } })
   t.equal(big.statusCode, 400)
   for (let i = 290; i < 320; i++) await app.inject({ method: 'GET', url: `/core/missing/${i}` })
 

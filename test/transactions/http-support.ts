@@ -44,6 +44,7 @@ const expect = (what: string, answer: Answer, status: number): Answer => {
 /** A GB user created through the API and made ready: KYC forced ok (control API), cooldown skipped, vIBAN terms accepted. */
 export async function readyUser (h: Http, email: string): Promise<string> {
   const user = expect('create user', await h.call('POST', '/core/users', {
+    headers: h.context,
     body: { email, termsOfService: 'general-gb-fca', primaryCitizenship: 'GB', address: { country: 'GB' } }
   }), 201).body.user.id as string
   for (const process of KYC_PROCESSES) expect(`force ${process}`, await h.call('POST', `/_sandbox/users/${user}/kyc/${process}`, { body: { status: 'ok' } }), 200)

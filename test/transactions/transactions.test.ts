@@ -65,9 +65,14 @@ t.test('the user context headers: 409 naming each missing one, before anything e
   const s = await transactionSetup(t)
   const none = await s.commit({ quoteId: randomUUID() }, {})
   t.equal(none.statusCode, 409)
-  t.same(none.json(), { code: 'operation_not_allowed', message: 'Request not allowed due to missing user context', details: { reasons: ['missing-user-ip-header', 'missing-user-agent-header'] } })
+  t.same(none.json(), {
+    code: 'operation_not_allowed',
+    message: 'Request not allowed due to missing user context: send the X-Uphold-User-Ip and X-Uphold-User-Agent headers',
+    details: { reasons: ['missing-user-ip-header', 'missing-user-agent-header'] }
+  })
   const noAgent = await s.commit({ quoteId: randomUUID() }, { 'x-uphold-user-ip': USER_CONTEXT['x-uphold-user-ip'] })
   t.same(noAgent.json().details, { reasons: ['missing-user-agent-header'] })
+  t.equal(noAgent.json().message, 'Request not allowed due to missing user context: send the X-Uphold-User-Agent header')
   const noIp = await s.commit({ quoteId: randomUUID() }, { 'x-uphold-user-agent': 'agent' })
   t.same(noIp.json().details, { reasons: ['missing-user-ip-header'] })
   const badIp = await s.commit({ quoteId: randomUUID() }, { ...USER_CONTEXT, 'x-uphold-user-ip': 'not-an-ip' })

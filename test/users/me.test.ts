@@ -4,7 +4,7 @@
 import t, { type Test } from 'tap'
 import { randomUUID } from 'node:crypto'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
-import { accessToken, bearer, build, DEMO_ORG, makeClient, onBehalfOf, UUID_RE } from '../helpers.js'
+import { accessToken, bearer, build, DEMO_ORG, makeClient, onBehalfOf, userIp, UUID_RE } from '../helpers.js'
 import { ownDocumentChecker } from '../catalogue/openapi-check.js'
 import { AreaRegistry, defineArea } from '../../src/kit/area.js'
 import { areas } from '../../src/areas.js'
@@ -23,8 +23,10 @@ async function setup (t: Test) {
     return res
   }
   /** A user made through the API, with every profile field. */
+  let phones = 0
   const createUser = async (): Promise<Record<string, unknown> & { id: string }> => {
     const res = await call('POST', '/core/users', {
+      headers: userIp('uphold'),
       payload: {
         email: `${randomUUID()}@example.com`,
         termsOfService: 'general-gb-fca',
@@ -32,7 +34,8 @@ async function setup (t: Test) {
         fullName: 'John Doe',
         birthdate: '1987-01-01',
         address: { country: 'GB', subdivision: 'GB-MAN', city: 'Manchester', line1: '1 High Street', line2: 'Northern Quarter', postalCode: 'M4 1AA' },
-        phone: { number: '+447911123456', country: 'GB' }
+        // Each user's own number: a number another user has is 409 phone_already_exists.
+        phone: { number: `+4479111234${String(++phones).padStart(2, '0')}`, country: 'GB' }
       }
     })
     t.equal(res.statusCode, 201)
