@@ -78,11 +78,16 @@ export async function checkFixture (app: FastifyInstance, input: unknown): Promi
 }
 
 /** Loads a checked fixture in one transaction; a write that lost a race to a conflicting one loads nothing. */
-export async function loadFixture (app: FastifyInstance, checked: Extract<FixtureOutcome, { ok: true }>): Promise<Record<string, unknown>> {
+export async function loadFixture (app: FastifyInstance, checked: Extract<FixtureOutcome, { ok: true }>, first?: () => Promise<boolean>): Promise<Record<string, unknown>> {
   const writes = await Promise.all(checked.writes)
   try {
     // One after another: each sees the rows of the ones before (a user before its entities).
-    await app.storage.admin.atomically(async () => { for (const write of writes) await write() })
+    // `first`, inside the same write, may decide that nothing is to be loaded (a seed another
+    // replica has loaded meanwhile).
+    await app.storage.admin.atomically(async () => {
+      if (first !== undefined && !await first()) return
+      for (const write of writes) await write()
+    })
   } catch (err) {
     if (err instanceof StoreConflict) {
       throw conflict('fixture_conflict', 'The fixture conflicts with data written while it was loading; nothing was loaded')
@@ -137,8 +142,14 @@ export async function applySeed (app: FastifyInstance, seed: Seed): Promise<void
   if (!checked.ok) {
     throw new SeedError(`SEED_FILE ${seed.file} is not a valid fixture; nothing was loaded:\n${checked.violations.map(describe).join('\n')}`)
   }
-  const summary = await loadFixture(app, checked)
-  await app.storage.store(seedsStore).markLoaded(seed.digest, app.clock.iso())
+  // Replicas that start together each check the seed; the first to write it marks it loaded in
+  // the same write, and the others, serialised behind it, find it marked and load nothing.
+  const seeds = app.storage.store(seedsStore)
+  const summary = await loadFixture(app, checked, async () => {
+    if (await seeds.loaded(seed.digest)) return false
+    await seeds.markLoaded(seed.digest, app.clock.iso())
+    return true
+  })
   const count = (key: string): number => (summary[key] as unknown[] | undefined)?.length ?? 0
   app.log.info({ seedFile: seed.file, users: count('users'), clients: count('clients'), entities: count('entities') }, 'seed loaded')
 }

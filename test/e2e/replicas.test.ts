@@ -4,7 +4,11 @@
 // runs its tests on the PostgreSQL run of the suite, `npm run test:postgres`.)
 import t from 'tap'
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
-import { backend, basic, build, DEMO_ID, DEMO_ORG, DEMO_SECRET, waitFor } from '../helpers.js'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { backend, basic, build, DEMO_ID, DEMO_ORG, DEMO_SECRET, tokenRequest, waitFor } from '../helpers.js'
+import { goodFixture, ORG } from '../sandbox/fixture-data.js'
 import { Clock } from '../../src/clock.js'
 import { testDatabase } from '../pg.js'
 import { clientToken, startServer, type Server } from '../reliability/support.js'
@@ -209,5 +213,18 @@ if (backend !== 'postgres') {
       if (res.status !== 200) t.fail(`acknowledged user ${r.id!} (from ${r.base}) is missing`)
     }
     t.pass(`${acknowledged.length} acknowledged writes, ${acknowledged.filter(r => r.base === victim.base).length} of them by the killed replica, all there`)
+  })
+
+  t.test('three replicas starting together with one SEED_FILE: all start, the seed is loaded once', async t => {
+    const dir = mkdtempSync(join(tmpdir(), 'seed-'))
+    t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+    const file = join(dir, 'seed.json')
+    writeFileSync(file, JSON.stringify(goodFixture))
+    const url = await testDatabase(t)
+    const replicas = await Promise.all([0, 1, 2].map(async () => await build(t, { databaseUrl: url, seedFile: file })))
+    for (const r of replicas) {
+      t.equal((await r.storage.users.list(ORG)).length, 1, 'one seeded user, read on every replica')
+      t.equal((await tokenRequest(r, { grant_type: 'client_credentials' }, basic('acme-ci', 'acme-ci-secret'))).statusCode, 200)
+    }
   })
 }
