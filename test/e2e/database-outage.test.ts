@@ -35,7 +35,7 @@ if (backend !== 'postgres') {
     const server = await startServer(':memory:', { DATABASE_URL: url.replace(/\/postgres$/, '/outage'), LOG_LEVEL: 'silent' })
     t.teardown(() => { server.child.kill('SIGKILL') })
     const token = await clientToken(server.base, DEMO_ID, DEMO_SECRET)
-    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' }
+    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'x-service-user-ip': '47.174.97.164' }
     const createUser = async (i: number): Promise<{ status: number, body: any, requestId: string | null }> => {
       const res = await fetch(`${server.base}/core/users`, { method: 'POST', headers, body: JSON.stringify({ email: `outage-${i}@example.com`, termsOfService: 'general-gb-fca', primaryCitizenship: 'GB', address: { country: 'GB' } }) })
       return { status: res.status, body: await res.json().catch(() => null), requestId: res.headers.get(REQUEST_ID) }

@@ -67,7 +67,7 @@ if (backend !== 'postgres') {
     const replicas = await replicasOf(t, await build(t))
     const call = roundRobin(replicas)
     const token = (await call(tokenForm({ grant_type: 'client_credentials' }))).json().access_token as string
-    const user = await call({ method: 'POST', url: '/core/users', headers: { authorization: `Bearer ${token}` }, payload: { email: 'etag@example.com', termsOfService: 'general-gb-fca', primaryCitizenship: 'GB', address: { country: 'GB' } } })
+    const user = await call({ method: 'POST', url: '/core/users', headers: { authorization: `Bearer ${token}`, 'x-service-user-ip': '47.174.97.164' }, payload: { email: 'etag@example.com', termsOfService: 'general-gb-fca', primaryCitizenship: 'GB', address: { country: 'GB' } } })
     const headers = { authorization: `Bearer ${token}`, 'x-on-behalf-of': `user ${user.json().user.id as string}` }
     const first = await call({ method: 'PUT', url: '/core/users/me/metadata', headers, payload: { writer: 'first' } })
     t.equal(first.statusCode, 201)
@@ -158,7 +158,7 @@ if (backend !== 'postgres') {
     const replicas = await replicasOf(t, await build(t))
     const token = (await replicas[0].inject(tokenForm({ grant_type: 'client_credentials' }))).json().access_token as string
     const writes = await Promise.all(Array.from({ length: 20 }, async (_, i) => await replicas[0].inject({
-      method: 'POST', url: '/core/users', headers: { authorization: `Bearer ${token}` }, payload: { email: `kept-${i}@example.com`, termsOfService: 'general-gb-fca', primaryCitizenship: 'GB', address: { country: 'GB' } }
+      method: 'POST', url: '/core/users', headers: { authorization: `Bearer ${token}`, 'x-service-user-ip': '47.174.97.164' }, payload: { email: `kept-${i}@example.com`, termsOfService: 'general-gb-fca', primaryCitizenship: 'GB', address: { country: 'GB' } }
     })))
     await replicas[0].close()
     for (const w of writes.filter(w => w.statusCode === 201)) {
@@ -178,7 +178,7 @@ if (backend !== 'postgres') {
       try {
         const res = await fetch(`${base}/core/users`, {
           method: 'POST',
-          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'x-service-user-ip': '47.174.97.164' },
           body: JSON.stringify({ email: `burst-${i}@example.com`, termsOfService: 'general-gb-fca', primaryCitizenship: 'GB', address: { country: 'GB' } })
         })
         const body = await res.json() as { user?: { id: string } }

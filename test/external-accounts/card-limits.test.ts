@@ -4,11 +4,16 @@
 // it, the restriction `user-unique-card-limit-reached`, which deleting does not lift).
 import t from 'tap'
 import { accessToken, bearer, DEMO_ORG, makeClient, makeUser, onBehalfOf } from '../helpers.js'
-import { ready, setup, type Call } from '../accounts/support.js'
+import { ready, setup, type Call, type Setup } from '../accounts/support.js'
 import { card } from './support.js'
 
-const s = await setup(t, { cardCheckDelaySeconds: 0 })
-await ready(s)
+// One ready user for the file, made before the first test (not at the top level, where the root
+// test may end while a database round trip is pending).
+let s: Setup
+t.before(async () => {
+  s = await setup(t, { cardCheckDelaySeconds: 0 })
+  await ready(s)
+})
 
 const fixture = async (document: Record<string, unknown>): Promise<{ statusCode: number, json: () => any }> =>
   await s.app.inject({ method: 'POST', url: '/_sandbox/fixtures', payload: document })

@@ -45,7 +45,7 @@ async function createUser (app: FastifyInstance, token: string, email: string): 
   const res = await app.inject({
     method: 'POST',
     url: '/core/users',
-    headers: bearer(token),
+    headers: { ...bearer(token), [`x-${app.config.serviceName}-user-ip`]: '47.174.97.164' },
     payload: { email, termsOfService: 'general-gb-fca', primaryCitizenship: 'GB', address: { country: 'GB' } }
   })
   if (res.statusCode !== 201) throw new Error(`user: ${res.statusCode} ${res.body}`)
