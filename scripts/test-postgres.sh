@@ -12,4 +12,6 @@ if [ -z "${TEST_DATABASE_URL:-}" ]; then
   TEST_DATABASE_URL=$(scripts/pg-cluster.sh start "$dir" "${PG_TEST_PORT:-55432}" | tail -n 1) || exit 1
   export TEST_DATABASE_URL
 fi
-SANDBOX_TEST_BACKEND=postgres npx tap "$@"
+# Every statement is a round trip here: files that send thousands of requests (the fuzz test) get
+# longer than the 120 s of the SQLite run.
+SANDBOX_TEST_BACKEND=postgres npx tap --timeout=600 "$@"

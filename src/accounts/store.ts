@@ -163,7 +163,11 @@ export function accountsStore (db: Db): AccountsStore {
   const insertMetadata = metadataInserter(db)
   const write = groupCommit(db)
   const memo = memoOf(db)
-  const filter = (assets: string[] | undefined): [number, string] => assets === undefined ? [0, '[]'] : [1, JSON.stringify(assets)]
+  // PostgreSQL's jsonb refuses the escape of NUL (\u0000), which no asset code holds: it becomes
+  // U+FFFD, matching nothing, as the code with NUL matches nothing on SQLite.
+  const filter = (assets: string[] | undefined): [number, string] => assets === undefined
+    ? [0, '[]']
+    : [1, JSON.stringify(assets.map(a => a.replaceAll('\u0000', '\uFFFD')))]
 
   const unarchiveInWrite = async (accountId: string, at: string, event: EventMaker): Promise<boolean> => {
     if ((await setUnarchived.run(at, accountId)).changes === 0) return false
