@@ -2,7 +2,7 @@
 // settings, as the Core API shows them, plus the sandbox controls that change them (pinned rates,
 // fixture entries). Shapes are shared by the routes and by the other areas that read the catalogue.
 import { Type, type Static } from 'typebox'
-import { Timestamp } from './common.js'
+import { Timestamp, Uuid } from './common.js'
 
 const Strict = { additionalProperties: false }
 
@@ -240,7 +240,8 @@ export type PinRateRequest = Static<typeof PinRateRequest>
 export const PinnedRate = Type.Object({ asset: Type.String(), mid: Type.String(), pinnedAt: Timestamp })
 export const PinnedRates = Type.Object({ rates: Type.Array(PinnedRate) })
 export const ReleaseRatesQuery = Type.Object({
-  asset: Type.Optional(Type.String({ minLength: 1, description: 'Release only this asset; absent: every pinned price.' }))
+  asset: Type.Optional(Type.String({ minLength: 1, description: 'Release only this asset; absent: every pinned price.' })),
+  organizationId: Type.Optional({ ...Uuid, description: 'The admin token: release only this organization\'s pins.' })
 }, Strict)
 export type ReleaseRatesQuery = Static<typeof ReleaseRatesQuery>
 

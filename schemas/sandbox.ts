@@ -86,8 +86,15 @@ export const EntityView = Type.Object({
 
 export const ClockView = Type.Object({
   now: { ...Timestamp, description: 'Sandbox time.' },
-  frozen: Type.Boolean({ description: 'Whether sandbox time stands still.' })
+  frozen: Type.Boolean({ description: 'Whether sandbox time stands still.' }),
+  organizationId: Type.Union([Uuid, Type.Null()], { description: 'Whose clock this is: an organization\'s, or null for the global clock.' })
 }, { $id: 'SandboxClock' })
+
+/** Where a per-organization control takes the admin's organization from. */
+export const OrganizationQuery = Type.Object({
+  organizationId: Type.Optional({ ...Uuid, description: 'The admin token: the organization to act on. An organization\'s control token acts on its own (naming another is 404).' })
+}, Strict)
+export type OrganizationQuery = Static<typeof OrganizationQuery>
 
 export const ClockChange = Type.Object({
   advanceSeconds: Type.Optional(Type.Integer({ minimum: -315_360_000, maximum: 315_360_000, description: 'Moves sandbox time by this many seconds (negative: back).' })),
@@ -104,6 +111,7 @@ export const RequestLogQuery = Type.Object({
   path: Type.Optional(Type.String({ minLength: 1, maxLength: 2048, description: 'Exact path, or a pattern where `*` matches any characters (`/core/users/*`).' })),
   status: Type.Optional(Type.String({ pattern: '^[1-5]([0-9]{2}|xx)$', description: 'Exact status (`404`) or a class (`4xx`).' })),
   clientId: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+  organizationId: Type.Optional({ ...Uuid, description: 'The admin token: only the requests of this organization\'s clients.' }),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 100, description: 'At most this many entries (default 100).' }))
 }, Strict)
 export type RequestLogQuery = Static<typeof RequestLogQuery>
@@ -158,6 +166,7 @@ export const FaultView = Type.Object({
   retryAfterSeconds: Type.Union([Type.Integer(), Type.Null()]),
   remaining: Type.Union([Type.Integer(), Type.Null()], { description: 'Matching requests the rule still affects (null: unlimited).' }),
   applied: Type.Integer({ description: 'Requests affected so far.' }),
+  organizationId: Type.Union([Uuid, Type.Null()], { description: 'The organization whose requests (made with its tokens) the rule affects; null: every request (a rule of the admin\'s).' }),
   createdAt: Timestamp
 }, { $id: 'SandboxFault' })
 export type FaultView = Static<typeof FaultView>

@@ -1,6 +1,14 @@
-// The one sandbox clock. Token and refresh expiry, link expiry, timestamps and webhook schedules
-// all read it, so a test can freeze, set or advance time and see every time-bound rule follow.
+// The sandbox clock: one global clock, and on top of it one clock per organization (its own offset
+// from the global clock, or an instant it stands still at). Token and refresh expiry, link expiry,
+// timestamps, due work and prices read it, so a test can freeze, set or advance time and see every
+// time-bound rule follow, for one organization or for all.
+//
+// Which organization's time `now()` answers is carried by AsyncLocalStorage: the guard runs a
+// request's handler within its organization (`within`), and background work that serves one
+// organization (due work, a webhook's timestamp) enters it explicitly. Outside any organization,
+// `now()` is the global clock. Code that knows the organization can also ask `of(organizationId)`.
 import { EventEmitter } from 'node:events'
+import { AsyncLocalStorage } from 'node:async_hooks'
 
 export interface ClockState {
   now: string
@@ -8,20 +16,65 @@ export interface ClockState {
   offsetMs: number
 }
 
-export class Clock extends EventEmitter {
+/** An organization's own clock: an offset from the global clock, or the instant it stands still at. */
+export interface OrganizationPosition {
+  offsetMs: number
+  frozenAt: number | null
+}
+
+/** One clock read: what every time-based rule needs of it. */
+export interface TimeSource {
+  now (): number
+  nowSeconds (): number
+  date (): Date
+  iso (): string
+  readonly frozen: boolean
+}
+
+/** What a `change` event says: which clock moved (none: the global one), and whether another replica moved it. */
+export interface ClockChange {
+  organizationId?: string
+  remote?: boolean
+  /** A move of the global clock by this much moved the frozen organizations' clocks with it. */
+  shiftMs?: number
+}
+
+// `null`: explicitly the global clock (background work started from a request leaves its organization).
+type Scope = string | null
+
+export class Clock extends EventEmitter implements TimeSource {
   #offsetMs = 0
   #frozenAt: number | null = null
   readonly #source: () => number
   readonly #followers = new Set<() => Promise<void>>()
+  /**
+   * Organizations with a clock of their own. A cache of the `sandbox_clocks` rows: on PostgreSQL
+   * replaced whenever the shared row's clock version moves (src/plugins/shared-state.ts).
+   */
+  readonly #organizations = new Map<string, OrganizationPosition>()
+  readonly #scope = new AsyncLocalStorage<Scope>()
 
   constructor (source: () => number = Date.now) {
     super()
     this.#source = source
   }
 
-  /** Milliseconds since the epoch, in sandbox time. */
-  now (): number {
+  /** The global clock's milliseconds since the epoch. */
+  globalNow (): number {
     return this.#frozenAt ?? this.#source() + this.#offsetMs
+  }
+
+  /** An organization's time: its frozen instant, else the global clock plus its offset. */
+  nowFor (organizationId: string | null | undefined): number {
+    if (organizationId === null || organizationId === undefined) return this.globalNow()
+    const own = this.#organizations.get(organizationId)
+    if (own === undefined) return this.globalNow()
+    return own.frozenAt ?? this.globalNow() + own.offsetMs
+  }
+
+  /** Milliseconds since the epoch, in sandbox time: the current organization's, else global. */
+  now (): number {
+    return this.nowFor(this.#scope.getStore())
   }
 
   nowSeconds (): number {
@@ -36,33 +89,149 @@ export class Clock extends EventEmitter {
     return new Date(this.now()).toISOString()
   }
 
+  /** Whether the current organization's clock (else the global one) stands still. */
   get frozen (): boolean {
-    return this.#frozenAt !== null
+    return this.frozenFor(this.#scope.getStore())
+  }
+
+  frozenFor (organizationId: string | null | undefined): boolean {
+    if (this.#frozenAt !== null) return true
+    if (organizationId === null || organizationId === undefined) return false
+    return (this.#organizations.get(organizationId)?.frozenAt ?? null) !== null
+  }
+
+  /** The organization `now()` answers for, if any. */
+  get organization (): string | undefined {
+    return this.#scope.getStore() ?? undefined
+  }
+
+  /** One organization's clock (undefined or null: the global one), whatever the current scope. */
+  of (organizationId: string | null | undefined): TimeSource {
+    const clock = this
+    return {
+      now: () => clock.nowFor(organizationId),
+      nowSeconds: () => Math.floor(clock.nowFor(organizationId) / 1000),
+      date: () => new Date(clock.nowFor(organizationId)),
+      iso: () => new Date(clock.nowFor(organizationId)).toISOString(),
+      get frozen () { return clock.frozenFor(organizationId) }
+    }
+  }
+
+  /** Runs `work` on an organization's clock (null: on the global clock, leaving any organization). */
+  within<T> (organizationId: string | null, work: () => T): T {
+    return this.#scope.run(organizationId, work)
   }
 
   state (): ClockState {
     return { now: this.iso(), frozen: this.frozen, offsetMs: this.#frozenAt === null ? this.#offsetMs : this.#frozenAt - this.#source() }
   }
 
-  /** Jumps to an instant; a frozen clock stays frozen there, a running one runs on from it. */
+  // ---- The global clock ----
+
+  /** Jumps the global clock to an instant; a frozen clock stays frozen there, a running one runs on from it. */
   set (ms: number): void {
+    const delta = ms - this.globalNow()
     if (this.#frozenAt !== null) this.#frozenAt = ms
     else this.#offsetMs = ms - this.#source()
-    this.emit('change')
+    this.#shiftFrozen(delta)
+    this.emit('change', { shiftMs: delta })
   }
 
   advance (seconds: number): void {
-    this.set(this.now() + seconds * 1000)
+    this.set(this.globalNow() + seconds * 1000)
   }
 
   freeze (frozen: boolean): void {
-    if (frozen && this.#frozenAt === null) this.#frozenAt = this.now()
+    if (frozen && this.#frozenAt === null) this.#frozenAt = this.globalNow()
     if (!frozen && this.#frozenAt !== null) {
       this.#offsetMs = this.#frozenAt - this.#source()
       this.#frozenAt = null
     }
-    this.emit('change')
+    this.emit('change', {})
   }
+
+  /** Back to the machine's real time (organizations' own clocks keep their offsets). */
+  real (): void {
+    const delta = this.#source() - this.globalNow()
+    this.#frozenAt = null
+    this.#offsetMs = 0
+    this.#shiftFrozen(delta)
+    this.emit('change', { shiftMs: delta })
+  }
+
+  // A move of the global clock moves every organization's: a running one follows by its offset, a
+  // frozen one is moved by the same amount.
+  #shiftFrozen (delta: number): void {
+    if (delta === 0) return
+    for (const own of this.#organizations.values()) if (own.frozenAt !== null) own.frozenAt += delta
+  }
+
+  /** How the global clock stands: its offset from the machine's time, or the instant it stands still at. */
+  get position (): { offsetMs: number, frozenAt: number | null } {
+    return { offsetMs: this.#offsetMs, frozenAt: this.#frozenAt }
+  }
+
+  /**
+   * Takes a position another replica gave the global clock (see src/plugins/shared-state.ts): the
+   * change event says `remote`, so it is not stored again.
+   */
+  adopt (offsetMs: number, frozenAt: number | null): void {
+    this.#offsetMs = offsetMs
+    this.#frozenAt = frozenAt
+    this.emit('change', { remote: true })
+  }
+
+  // ---- Organizations' clocks ----
+
+  /** An organization's own position; undefined when it runs on the global clock. */
+  positionOf (organizationId: string): OrganizationPosition | undefined {
+    const own = this.#organizations.get(organizationId)
+    return own === undefined ? undefined : { ...own }
+  }
+
+  /** Organizations with a clock of their own. */
+  organizations (): string[] {
+    return [...this.#organizations.keys()]
+  }
+
+  /**
+   * The position an organization's clock takes after a change (computed here, stored by the
+   * caller): undefined when the change is `real` (back to the global clock).
+   */
+  positionAfter (organizationId: string, change: { advanceSeconds?: number, now?: number, frozen?: boolean, real?: boolean }): OrganizationPosition | undefined {
+    const own = this.#organizations.get(organizationId) ?? { offsetMs: 0, frozenAt: null }
+    const global = this.globalNow()
+    const current = own.frozenAt ?? global + own.offsetMs
+    if (change.real === true) return undefined
+    if (change.frozen !== undefined) {
+      if (change.frozen) return { offsetMs: current - global, frozenAt: current }
+      return { offsetMs: current - global, frozenAt: null }
+    }
+    const target = change.now ?? current + (change.advanceSeconds ?? 0) * 1000
+    return own.frozenAt !== null ? { offsetMs: target - global, frozenAt: target } : { offsetMs: target - global, frozenAt: null }
+  }
+
+  /** Gives an organization its own position (undefined: back on the global clock). */
+  setOrganization (organizationId: string, position: OrganizationPosition | undefined, remote = false): void {
+    if (position === undefined) this.#organizations.delete(organizationId)
+    else this.#organizations.set(organizationId, { ...position })
+    this.emit('change', { organizationId, remote })
+  }
+
+  /** Takes every organization's position as stored (another replica moved one, or at start). */
+  adoptOrganizations (positions: Map<string, OrganizationPosition>): void {
+    this.#organizations.clear()
+    for (const [id, p] of positions) this.#organizations.set(id, { ...p })
+    this.emit('change', { remote: true })
+  }
+
+  /** Every organization back on the global clock (a full reset). */
+  clearOrganizations (): void {
+    this.#organizations.clear()
+    this.emit('change', {})
+  }
+
+  // ---- Work that follows the clock ----
 
   /**
    * Work that follows a move of the clock (reviews falling due): `settle` runs it and waits.
@@ -76,27 +245,5 @@ export class Clock extends EventEmitter {
   /** Runs every follower and waits for all: the clock route answers once time's consequences are written. */
   async settle (): Promise<void> {
     await Promise.all([...this.#followers].map(work => work()))
-  }
-
-  /** How the clock stands: its offset from the machine's time, or the instant it stands still at. */
-  get position (): { offsetMs: number, frozenAt: number | null } {
-    return { offsetMs: this.#offsetMs, frozenAt: this.#frozenAt }
-  }
-
-  /**
-   * Takes a position another replica gave the clock (see src/plugins/shared-state.ts): the change
-   * event says `remote`, so it is not stored again.
-   */
-  adopt (offsetMs: number, frozenAt: number | null): void {
-    this.#offsetMs = offsetMs
-    this.#frozenAt = frozenAt
-    this.emit('change', { remote: true })
-  }
-
-  /** Back to the machine's real time. */
-  real (): void {
-    this.#frozenAt = null
-    this.#offsetMs = 0
-    this.emit('change')
   }
 }

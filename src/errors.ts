@@ -93,5 +93,9 @@ export const internalError = (): ApiError =>
 export const serviceUnavailable = (): ApiError =>
   new ApiError(503, 'service_unavailable', 'The service is temporarily unavailable')
 
+/** An organization's control token on a control that acts on every organization. */
+export const globalControl = (): ApiError =>
+  new ApiError(403, 'forbidden', 'This control acts on every organization: use the admin token')
+
 export const unauthorizedAdmin = (): ApiError =>
   new ApiError(401, 'token_invalid', 'The sandbox admin token is missing or invalid', undefined, { 'www-authenticate': 'Bearer realm="sandbox"' })

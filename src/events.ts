@@ -16,7 +16,8 @@ export class EventBus extends EventEmitter {
   /** Builds an event in the envelope webhooks deliver: `{ id, type, createdAt, data }`. */
   build (organizationId: string, type: string, data: Record<string, unknown>): NewEvent {
     const id = randomUUID()
-    const createdAt = this.#clock.iso()
+    // On the organization's own clock, whoever records it (a request, due work, a control).
+    const createdAt = this.#clock.of(organizationId).iso()
     return { id, organizationId, type, createdAt, payload: { id, type, createdAt, data } }
   }
 

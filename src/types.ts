@@ -5,14 +5,14 @@ import type { Storage } from './storage/index.js'
 import type { TokenService } from './auth/tokens.js'
 import type { ClientRegistry } from './auth/clients.js'
 import type { EventBus } from './events.js'
-import type { AuthContext, AuthRequirement } from './auth/guard.js'
+import type { AuthContext, AuthRequirement, ControlCaller } from './auth/guard.js'
 import type { AreaRegistry } from './kit/area.js'
 
 /** A registered route as introspection (tests, the OpenAPI check) sees it. */
 export interface RegisteredRoute {
   method: string
   url: string
-  config?: { auth?: AuthRequirement, admin?: boolean }
+  config?: { auth?: AuthRequirement, control?: 'organization' | 'global' }
   schema?: { hide?: boolean }
 }
 
@@ -32,13 +32,15 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** Set by the Bearer guard on protected routes. */
     auth: AuthContext | null
+    /** Set by the control guard on sandbox control routes: the admin, or the organization whose token called. */
+    control: ControlCaller | null
   }
   interface FastifyContextConfig {
     /** Declares a Bearer-protected route: the scopes it needs and the subjects it allows. */
     auth?: AuthRequirement
     /** The OAuth token endpoint: errors are rendered as OAuth 2.0 error bodies. */
     oauth?: boolean
-    /** A sandbox control route: guarded by SANDBOX_ADMIN_TOKEN when one is set. */
-    admin?: boolean
+    /** A sandbox control route: per organization (admin or an organization's control token), or global (admin only). */
+    control?: 'organization' | 'global'
   }
 }

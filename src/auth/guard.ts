@@ -5,7 +5,7 @@ import { timingSafeEqual } from 'node:crypto'
 import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify'
 import type { VerifiedToken } from './tokens.js'
 import {
-  ApiError, entityNotFound, insufficientScopes, requestInvalid, subjectNotAllowed, tokenInvalid, unauthorizedAdmin
+  ApiError, entityNotFound, globalControl, insufficientScopes, requestInvalid, subjectNotAllowed, tokenInvalid, unauthorizedAdmin
 } from '../errors.js'
 import { keptListCovers } from './scopes.js'
 import { sha256 as digest } from '../sha256.js'
@@ -33,6 +33,15 @@ export interface AuthContext {
   userId: string | null
   scopes: string[]
 }
+
+/**
+ * Who called a control route: the admin (every organization), or an organization through its
+ * control token (scope `sandbox:control`), which bounds the control to that organization.
+ */
+export type ControlCaller = { admin: true, organizationId?: undefined } | { admin: false, organizationId: string }
+
+/** The scope that lets an organization's client-credentials token drive its own sandbox. */
+export const SANDBOX_CONTROL = 'sandbox:control'
 
 export const ACT_ON_BEHALF_OF = 'core.users:act-on-behalf-of'
 const ON_BEHALF_OF = /^user\s([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/i
@@ -70,11 +79,57 @@ function noBearerToken (): ApiError {
 // request against the verified client.
 async function authGuard (app: FastifyInstance): Promise<void> {
   app.decorateRequest('auth', null)
+  app.decorateRequest('control', null)
   const adminDigest = app.config.adminToken === undefined ? undefined : digest(app.config.adminToken)
+  const ADMIN: ControlCaller = { admin: true }
 
-  const adminGuard = async (request: FastifyRequest): Promise<void> => {
+  /**
+   * The control routes' guard. The admin token (or, when SANDBOX_ADMIN_TOKEN is not set, no token
+   * at all) acts as the admin; an organization's client-credentials token with `sandbox:control`
+   * acts for its organization, on the per-organization controls only, and the handler runs on that
+   * organization's clock.
+   */
+  const controlGuard = (acts: 'organization' | 'global'): onRequestHookHandler => (request, _reply, done) => {
     const token = bearerToken(request)
-    if (token === undefined || !timingSafeEqual(digest(token), adminDigest!)) throw unauthorizedAdmin()
+    if (token === undefined && !isBearer(request) && adminDigest === undefined) {
+      request.control = ADMIN
+      done()
+      return
+    }
+    if (token !== undefined && adminDigest !== undefined && timingSafeEqual(digest(token), adminDigest)) {
+      request.control = ADMIN
+      done()
+      return
+    }
+    const organizationToken = (verified: VerifiedToken): void => {
+      const { client, claims, scopes } = verified
+      if (claims.sty !== 'client') throw subjectNotAllowed(['client'], 'user')
+      if (!keptListCovers(scopes, SANDBOX_CONTROL)) throw insufficientScopes([SANDBOX_CONTROL], scopes)
+      if (acts === 'global') throw globalControl()
+      request.auth = { clientId: client.id, organizationId: client.organizationId, subject: 'client', userId: null, scopes }
+      request.control = { admin: false, organizationId: client.organizationId }
+    }
+    // What answers a token that is neither: the admin's 401 where only the admin may act.
+    const refuse = (error: unknown): Error => acts === 'global' && adminDigest !== undefined && error instanceof ApiError && error.statusCode === 401 ? unauthorizedAdmin() : error as Error
+    if (token === undefined) {
+      done(acts === 'global' || adminDigest !== undefined ? unauthorizedAdmin() : tokenInvalid())
+      return
+    }
+    let verified: VerifiedToken | undefined
+    try {
+      verified = app.tokens.verifyCached(token)
+      if (verified !== undefined) organizationToken(verified)
+    } catch (error) {
+      done(refuse(error))
+      return
+    }
+    const proceed = (): void => { app.clock.within(request.control!.organizationId!, () => { done() }) }
+    if (verified !== undefined) {
+      proceed()
+      return
+    }
+    app.tokens.verify(token).then(v => { organizationToken(v); proceed() }, (error: unknown) => { done(refuse(error)) })
+      .catch((error: unknown) => { done(refuse(error)) })
   }
 
   // The Bearer guard finishes synchronously when what it checks is in memory (a verified token, its
@@ -161,14 +216,16 @@ async function authGuard (app: FastifyInstance): Promise<void> {
       done(error as Error)
       return
     }
-    if (pending === undefined) done()
-    else pending.then(() => done(), done)
+    // The handler runs on the organization's clock (each organization has its own).
+    const proceed = (): void => { app.clock.within(request.auth!.organizationId, () => { done() }) }
+    if (pending === undefined) proceed()
+    else pending.then(proceed, done)
   }
 
   app.addHook('onRoute', (route) => {
-    const config = route.config as { admin?: boolean, auth?: AuthRequirement } | undefined
+    const config = route.config as { control?: 'organization' | 'global', auth?: AuthRequirement } | undefined
     let guard: onRequestHookHandler | undefined
-    if (config?.admin === true) guard = adminDigest === undefined ? undefined : adminGuard
+    if (config?.control !== undefined) guard = controlGuard(config.control)
     else if (config?.auth !== undefined) guard = bearerGuard(config.auth)
     if (guard === undefined) return
     const own = route.onRequest

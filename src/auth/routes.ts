@@ -174,7 +174,7 @@ export default async function authRoutes (app: FastifyInstance): Promise<void> {
       const { key, record: stored } = found
       // RFC 6749 section 6: a client that authenticates may only refresh its own tokens.
       if (authenticated !== undefined && stored.clientId !== authenticated.id) throw invalidGrant(INVALID)
-      const now = app.clock.now()
+      const now = app.clock.nowFor(stored.organizationId)
       if (stored.usedAt !== null) {
         // A used refresh token coming back means it leaked: revoke what was issued from it too.
         await app.storage.refreshTokens.revokeFamily(stored.family, now)

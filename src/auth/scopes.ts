@@ -52,10 +52,16 @@ export const CORE_SCOPES: Record<string, string> = {
   'core.webhooks:management-link': 'create webhook management links'
 }
 
-/** Every scope the service offers, the partner area's included. */
+/** The sandbox's own scope (not the real service's): an organization's token with it drives that organization's sandbox (`/_sandbox`). */
+export const SANDBOX_SCOPES: Record<string, string> = {
+  'sandbox:control': 'drive the organization\'s own sandbox through the control API'
+}
+
+/** Every scope the service offers, the partner area's and the sandbox's included. */
 export function allScopes (partnerArea: string): Record<string, string> {
   return {
     ...CORE_SCOPES,
+    ...SANDBOX_SCOPES,
     [`${partnerArea}.kyc-sharing:identify-user`]: 'identify a user for KYC sharing',
     [`${partnerArea}.kyc-sharing:create-session`]: 'create a KYC sharing session'
   }

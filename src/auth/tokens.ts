@@ -133,7 +133,8 @@ export class TokenService {
    * `ttlSeconds` overrides the configured lifetime (a KYC sharing session's token lives 600 s).
    */
   async issue (client: ClientRecord, scopes: string[], family?: string, ttlSeconds = this.#ttl): Promise<IssuedToken> {
-    const now = this.#clock.nowSeconds()
+    // Issued on the client's organization's clock (each organization has its own).
+    const now = this.#clock.of(client.organizationId).nowSeconds()
     const scope = scopes.join(' ')
     const claims: AccessClaims = {
       iss: this.#issuer,
@@ -161,7 +162,7 @@ export class TokenService {
     const bytes = randomBytesFromPool(32)
     bytes.writeUIntBE(Date.now(), 0, 6)
     const token = bytes.toString('base64url')
-    const now = this.#clock.now()
+    const now = this.#clock.nowFor(client.organizationId)
     return {
       token,
       record: {
@@ -219,7 +220,8 @@ export class TokenService {
       if (this.#verified.size >= 10_000) this.#verified.clear()
       this.#verified.set(signature, known)
     }
-    if (known.claims.exp <= this.#clock.nowSeconds()) throw tokenExpired()
+    // Expired by its organization's clock.
+    if (known.claims.exp <= Math.floor(this.#clock.nowFor(known.claims.org) / 1000)) throw tokenExpired()
     return known
   }
 

@@ -3,7 +3,7 @@
 // check other areas' operations make (409 user_capability_failure); terms acceptance; the
 // financial-promotions cooldown, ended by the sandbox clock or the test helper.
 import type { FastifyInstance } from 'fastify'
-import { followDueWork } from '../kit/due-work.js'
+import { followDueWork, type DueScope } from '../kit/due-work.js'
 import { ApiError, conflict, entityNotFound } from '../errors.js'
 import { catalogueOf, catalogueService, countryAllows } from '../catalogue/lookup.js'
 import { kycStore } from '../kyc/store.js'
@@ -177,19 +177,21 @@ export async function skipCooldowns (app: FastifyInstance, organizationId: strin
  * clock moves (the KYC area's reviews follow the clock the same way). Returns the function that stops.
  */
 export function followCooldowns (app: FastifyInstance): () => Promise<void> {
-  const endDue = async (): Promise<void> => {
+  const endDue = async (scope: DueScope): Promise<void> => {
     const store = capabilitiesOf(app)
     // New users first: each gets its cooldown now (running, even when its end has already come, so
     // the end is announced below), rather than when it is first read.
+    // Once a run (in its last pass), each user's cooldown on its organization's clock.
     for (;;) {
+      if (scope !== null) break
       const { users, through } = await store.newUsers(100)
-      for (const u of users) await startCooldown(app, basicsOf(u.organizationId, u.userId, u.record, u.createdAt), null)
+      for (const u of users) await app.clock.within(u.organizationId, async () => { await startCooldown(app, basicsOf(u.organizationId, u.userId, u.record, u.createdAt), null) })
       if (users.length > 0) await store.scannedThrough(through)
       if (users.length < 100) break
     }
     for (;;) {
       const now = app.clock.now()
-      const due = await store.due(now, 100)
+      const due = await store.due(now, 100, scope)
       for (const userId of due) await store.endCooldown(userId, new Date(now).toISOString(), cooldownEvent(app))
       if (due.length < 100) return
     }

@@ -2,6 +2,7 @@
 // here; request-path writes go through the group commit, events in the same write.
 import { groupCommit, type Db } from '../storage/db.js'
 import { recordEvent } from '../storage/outbox.js'
+import { dueScopeParams, onDueScope, type DueScope } from '../storage/shared.js'
 import type { NewEvent } from '../storage/index.js'
 
 export interface Cooldown {
@@ -26,7 +27,7 @@ export interface CapabilitiesStore {
   /** Ends the user's running cooldown with its event; false when none was running. */
   endCooldown (userId: string, at: string, event: (c: Cooldown) => NewEvent): Promise<boolean>
   /** Running cooldowns whose end has come at `now` (ms), oldest first. */
-  due (now: number, limit: number): Promise<string[]>
+  due (now: number, limit: number, scope: DueScope): Promise<string[]>
   /** Users created since the last call that acknowledged its batch, in creation order (read by rowid, not scanned). */
   newUsers (limit: number): Promise<{ users: NewUser[], through: number }>
   /** Records that the users up to `rowid` have been looked at. */
@@ -49,7 +50,8 @@ export function capabilitiesStore (db: Db): CapabilitiesStore {
     ON CONFLICT DO NOTHING`)
   const userExists = db.prepare<[string, string], number>('SELECT 1 FROM users WHERE organization_id = ? AND id = ?').pluck()
   const end = db.prepare('UPDATE cooldowns SET ended_at = ? WHERE user_id = ? AND ended_at IS NULL')
-  const due = db.prepare<[number, number], string>('SELECT user_id FROM cooldowns WHERE ended_at IS NULL AND ends_at <= ? ORDER BY ends_at, user_id LIMIT ?').pluck()
+  const due = db.prepare<[number, string | null, string | null, number], string>(
+    `SELECT user_id FROM cooldowns WHERE ended_at IS NULL AND ends_at <= ? AND ${onDueScope('organization_id')} ORDER BY ends_at, user_id LIMIT ?`).pluck()
   const scanned = db.prepare<[], number>('SELECT last_user_rowid FROM cooldown_scan WHERE id = 1').pluck()
   // The greater of the two: SQLite's scalar max, PostgreSQL's GREATEST.
   const markScanned = db.prepare({
@@ -86,8 +88,8 @@ export function capabilitiesStore (db: Db): CapabilitiesStore {
         return true
       })
     },
-    async due (now, limit) {
-      return await due.all(now, limit)
+    async due (now, limit, scope) {
+      return await due.all(now, ...dueScopeParams(scope), limit)
     },
     async newUsers (limit) {
       const after = await scanned.get() ?? 0

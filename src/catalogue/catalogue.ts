@@ -16,9 +16,21 @@ export interface CatalogueChanges {
   pins: Record<string, Pin>
   /** Every pin of each asset, oldest first (absent or empty: the one of `pins`). */
   pinHistory: Record<string, Pin[]>
+  /** Organizations' own pins, which replace the ones above for the assets they pinned. */
+  organizationPins: Record<string, { pins: Record<string, Pin>, pinHistory: Record<string, Pin[]> }>
 }
 
-export const noChanges = (): CatalogueChanges => ({ assets: [], networks: [], rails: [], countries: [], pins: {}, pinHistory: {} })
+export const noChanges = (): CatalogueChanges => ({ assets: [], networks: [], rails: [], countries: [], pins: {}, pinHistory: {}, organizationPins: {} })
+
+interface Pins { current: Map<string, Pin>, history: Map<string, Pin[]> }
+
+const pinsOf = (pins: Record<string, Pin>, pinHistory: Record<string, Pin[]>): Pins => ({
+  current: new Map(Object.entries(pins)),
+  history: new Map(Object.entries(pins).map(([code, pin]) => {
+    const history = pinHistory[code] ?? []
+    return [code, history.length > 0 ? history : [pin]]
+  }))
+})
 
 /** A rail is known by its network, method and asset: a fixture's rail with the same three replaces it. */
 export const railKey = (r: Pick<Rail, 'network' | 'method' | 'asset'>): string => `${r.network} ${r.method} ${r.asset}`
@@ -35,10 +47,13 @@ export class Catalogue implements PriceSource {
   readonly #rails: Rail[]
   readonly #countries: Map<string, Country>
   readonly #countryList: Country[]
-  readonly #pins: Map<string, Pin>
-  readonly #pinHistory: Map<string, Pin[]>
+  readonly #pins: Pins
+  readonly #organizationPins: Map<string, Pins>
+  /** The organization whose prices are asked for (the sandbox clock's current one). */
+  readonly #organization: () => string | undefined
 
-  constructor (unsupportedCountries: readonly string[], changes: CatalogueChanges = noChanges()) {
+  constructor (unsupportedCountries: readonly string[], changes: CatalogueChanges = noChanges(), organization: () => string | undefined = () => undefined) {
+    this.#organization = organization
     this.#assets = byCode(ASSETS, changes.assets)
     this.#networks = byCode(NETWORKS, changes.networks)
     const rails = new Map(RAILS.map(r => [railKey(r), r]))
@@ -46,27 +61,35 @@ export class Catalogue implements PriceSource {
     this.#rails = [...rails.values()]
     this.#countryList = buildCountries(unsupportedCountries, changes.countries)
     this.#countries = new Map(this.#countryList.map(c => [c.code, c]))
-    this.#pins = new Map(Object.entries(changes.pins))
-    this.#pinHistory = new Map(Object.entries(changes.pins).map(([code, pin]) => {
-      const history = changes.pinHistory[code] ?? []
-      return [code, history.length > 0 ? history : [pin]]
-    }))
+    this.#pins = pinsOf(changes.pins, changes.pinHistory)
+    this.#organizationPins = new Map(Object.entries(changes.organizationPins).map(([id, own]) => [id, pinsOf(own.pins, own.pinHistory)]))
   }
 
   // ---- Assets and prices ----
 
   asset (code: string): AssetEntry | undefined { return this.#assets.get(code) }
   assets (): AssetEntry[] { return [...this.#assets.values()] }
-  pin (code: string): Pin | undefined { return this.#pins.get(code) }
+  /** The pins that price an asset for the current organization: its own of the asset, else every organization's. */
+  #pinsFor (code: string): Pins {
+    const organization = this.#organization()
+    const own = organization === undefined ? undefined : this.#organizationPins.get(organization)
+    return own !== undefined && own.history.has(code) ? own : this.#pins
+  }
+
+  pin (code: string): Pin | undefined { return this.#pinsFor(code).current.get(code) }
   /** The pin in force at an instant: the asset's last one pinned at or before it. */
   pinAt (code: string, ms: number): Pin | undefined {
-    const history = this.#pinHistory.get(code)
+    const history = this.#pinsFor(code).history.get(code)
     if (history === undefined) return undefined
     for (let i = history.length - 1; i >= 0; i--) if (history[i].pinnedAt <= ms) return history[i]
     return undefined
   }
 
-  pins (): Array<[string, Pin]> { return [...this.#pins.entries()] }
+  /** The pins of one organization (its own only), or (undefined) those for every organization. */
+  pins (organizationId?: string): Array<[string, Pin]> {
+    const pins = organizationId === undefined ? this.#pins : this.#organizationPins.get(organizationId)
+    return pins === undefined ? [] : [...pins.current.entries()]
+  }
 
   // ---- Networks and rails ----
 

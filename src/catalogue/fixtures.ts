@@ -43,6 +43,7 @@ const Codes = Type.Array(Type.String(), { description: 'Codes added or changed, 
 
 const assetsKey: FixtureKey = {
   key: 'assets',
+  global: true,
   schema: FixtureAssets,
   summary: Codes,
   async check (context, items) {
@@ -61,6 +62,7 @@ const assetsKey: FixtureKey = {
 
 const networksKey: FixtureKey = {
   key: 'networks',
+  global: true,
   schema: FixtureNetworks,
   summary: Codes,
   async check (context, items) {
@@ -81,6 +83,7 @@ const networksKey: FixtureKey = {
 
 const railsKey: FixtureKey = {
   key: 'rails',
+  global: true,
   after: ['assets', 'networks'],
   schema: FixtureRails,
   summary: Type.Array(Type.String(), { description: 'Rails added or changed, as `network method asset`.' }),
@@ -107,6 +110,7 @@ const railsKey: FixtureKey = {
 
 const countriesKey: FixtureKey = {
   key: 'countries',
+  global: true,
   schema: FixtureCountries,
   summary: Codes,
   async check (context, items) {

@@ -53,4 +53,24 @@ ALTER TABLE catalogue_pins_history RENAME TO catalogue_pins;
 -- that was pinned then. A pin removes the asset's pins at or after its own instant.
 ALTER TABLE catalogue_pins DROP CONSTRAINT catalogue_pins_pkey, ADD PRIMARY KEY (asset, pinned_at);
 `
+}, {
+  name: '003-organization-pins',
+  // Each organization pins its own prices (part 3): '' is a pin of the admin's for every
+  // organization; an organization's pins of an asset replace those for it.
+  sql: `
+CREATE TABLE catalogue_pins_by_organization (
+  organization_id TEXT NOT NULL DEFAULT '',
+  asset TEXT NOT NULL,
+  mid TEXT NOT NULL,
+  pinned_at INTEGER NOT NULL,
+  PRIMARY KEY (organization_id, asset, pinned_at)
+);
+INSERT INTO catalogue_pins_by_organization (organization_id, asset, mid, pinned_at) SELECT '', asset, mid, pinned_at FROM catalogue_pins;
+DROP TABLE catalogue_pins;
+ALTER TABLE catalogue_pins_by_organization RENAME TO catalogue_pins;
+`,
+  postgres: `
+ALTER TABLE catalogue_pins ADD COLUMN organization_id TEXT COLLATE "C" NOT NULL DEFAULT '';
+ALTER TABLE catalogue_pins DROP CONSTRAINT catalogue_pins_pkey, ADD PRIMARY KEY (organization_id, asset, pinned_at);
+`
 }]

@@ -45,7 +45,7 @@ export class CatalogueService {
     this.#store = store
     this.#clock = clock
     this.#unsupported = unsupportedCountries
-    this.#catalogue = new Catalogue(unsupportedCountries)
+    this.#catalogue = new Catalogue(unsupportedCountries, undefined, () => clock.organization)
   }
 
   // Answers computed from the price model for one snapshot and one instant: requests within the
@@ -55,10 +55,12 @@ export class CatalogueService {
   /** `compute()` for this snapshot and instant, made once per key. */
   #priced<T> (catalogue: Catalogue, ms: number, key: string, compute: () => T): T {
     if (this.#memo === undefined || this.#memo.catalogue !== catalogue || this.#memo.ms !== ms) this.#memo = { catalogue, ms, answers: new Map() }
-    let answer = this.#memo.answers.get(key) as T | undefined
+    // Each organization has its own pins: its answers are its own.
+    const own = `${this.#clock.organization ?? ''} ${key}`
+    let answer = this.#memo.answers.get(own) as T | undefined
     if (answer === undefined) {
       answer = compute()
-      this.#memo.answers.set(key, answer)
+      this.#memo.answers.set(own, answer)
     }
     return answer
   }
@@ -73,7 +75,7 @@ export class CatalogueService {
   /** Rebuilds the snapshot from the store. */
   async reload (): Promise<void> {
     const { version, changes } = await this.#store.load()
-    this.#catalogue = new Catalogue(this.#unsupported, changes)
+    this.#catalogue = new Catalogue(this.#unsupported, changes, () => this.#clock.organization)
     this.#version = version
   }
 

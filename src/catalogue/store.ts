@@ -49,10 +49,13 @@ export interface CatalogueStore {
   putEntries: (entries: CatalogueEntries) => Promise<void>
   /** Adds or replaces entries inside a transaction the caller holds (a fixture's one write). */
   putEntriesNow: (entries: CatalogueEntries) => Promise<void>
-  /** Pins an asset's USD mid price from an instant on (until its next pin; earlier pins stay in force before it). */
-  pin: (asset: string, mid: string, pinnedAt: number) => Promise<void>
-  /** Releases one asset's pinned price, or every one; answers how many were released. */
-  release: (asset?: string) => Promise<number>
+  /**
+   * Pins an asset's USD mid price from an instant on (until its next pin; earlier pins stay in
+   * force before it), for one organization, or (undefined) for every organization without its own.
+   */
+  pin: (organizationId: string | undefined, asset: string, mid: string, pinnedAt: number) => Promise<void>
+  /** Releases one asset's pinned price, or every one, of one organization or (undefined) of all; answers how many were released. */
+  release: (organizationId: string | undefined, asset?: string) => Promise<number>
   /** Forgets every entry and pin. */
   clear: () => Promise<void>
 }
@@ -63,12 +66,15 @@ export function catalogueStore (db: Db): CatalogueStore {
   const version = db.prepare<[], { token: string }>('SELECT token FROM catalogue_version WHERE id = 1')
   const bump = db.prepare('INSERT INTO catalogue_version (id, token) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET token = excluded.token')
   const entries = db.prepare<[], { kind: string, key: string, value: string }>('SELECT kind, key, value FROM catalogue_entries ORDER BY rowid')
-  const pins = db.prepare<[], { asset: string, mid: string, pinned_at: number }>('SELECT asset, mid, pinned_at FROM catalogue_pins ORDER BY asset, pinned_at')
+  const pins = db.prepare<[], { organization_id: string, asset: string, mid: string, pinned_at: number }>(
+    'SELECT organization_id, asset, mid, pinned_at FROM catalogue_pins ORDER BY organization_id, asset, pinned_at')
   const putEntry = db.prepare('INSERT INTO catalogue_entries (kind, key, value) VALUES (?, ?, ?) ON CONFLICT (kind, key) DO UPDATE SET value = excluded.value')
   // A pin replaces the asset's price from its instant on: later pins of the asset go (the clock may have moved back).
-  const dropLater = db.prepare('DELETE FROM catalogue_pins WHERE asset = ? AND pinned_at >= ?')
-  const putPin = db.prepare('INSERT INTO catalogue_pins (asset, mid, pinned_at) VALUES (?, ?, ?)')
-  const releaseOne = db.prepare('DELETE FROM catalogue_pins WHERE asset = ?')
+  const dropLater = db.prepare('DELETE FROM catalogue_pins WHERE organization_id = ? AND asset = ? AND pinned_at >= ?')
+  const putPin = db.prepare('INSERT INTO catalogue_pins (organization_id, asset, mid, pinned_at) VALUES (?, ?, ?, ?)')
+  const releaseOne = db.prepare('DELETE FROM catalogue_pins WHERE organization_id = ? AND asset = ?')
+  const releaseOrganization = db.prepare('DELETE FROM catalogue_pins WHERE organization_id = ?')
+  const releaseEveryOne = db.prepare('DELETE FROM catalogue_pins WHERE asset = ?')
   const releaseAll = db.prepare('DELETE FROM catalogue_pins')
   const clearEntries = db.prepare('DELETE FROM catalogue_entries')
 
@@ -104,9 +110,10 @@ export function catalogueStore (db: Db): CatalogueStore {
           else if (row.kind === 'country') changes.countries.push(value as CountryOverride)
         }
         for (const p of await pins.all()) {
-          const pin = { mid: p.mid, pinnedAt: p.pinned_at }
-          changes.pins[p.asset] = pin
-          ;(changes.pinHistory[p.asset] ??= []).push(pin)
+          const pin = { mid: p.mid, pinnedAt: Number(p.pinned_at) }
+          const own = p.organization_id === '' ? changes : (changes.organizationPins[p.organization_id] ??= { pins: {}, pinHistory: {} })
+          own.pins[p.asset] = pin
+          ;(own.pinHistory[p.asset] ??= []).push(pin)
         }
         return { version: await current(), changes }
       })
@@ -121,12 +128,16 @@ export function catalogueStore (db: Db): CatalogueStore {
       await bump.run(randomUUID())
     },
 
-    async pin (asset, mid, pinnedAt) {
-      await write(async () => { await dropLater.run(asset, pinnedAt); await putPin.run(asset, mid, pinnedAt) })
+    async pin (organizationId, asset, mid, pinnedAt) {
+      const owner = organizationId ?? ''
+      await write(async () => { await dropLater.run(owner, asset, pinnedAt); await putPin.run(owner, asset, mid, pinnedAt) })
     },
 
-    async release (asset) {
-      return await write(async () => (asset === undefined ? await releaseAll.run() : await releaseOne.run(asset)).changes)
+    async release (organizationId, asset) {
+      return await write(async () => {
+        if (organizationId === undefined) return (asset === undefined ? await releaseAll.run() : await releaseEveryOne.run(asset)).changes
+        return (asset === undefined ? await releaseOrganization.run(organizationId) : await releaseOne.run(organizationId, asset)).changes
+      })
     },
 
     async clear () {

@@ -5,7 +5,7 @@
 // answer them. Also the control that sets an external account's status at once.
 import type { FastifyInstance } from 'fastify'
 import type { SandboxEntity, SandboxEntityInput } from '../kit/area.js'
-import { control } from '../kit/operation.js'
+import { control, onOrganizationOf } from '../kit/operation.js'
 import { ExternalAccountAnswer, ExternalAccountParams, ExternalAccountStatusChange } from '../../schemas/external-accounts.js'
 import type { ExternalAccountRecord } from './store.js'
 import { externalAccountEvents, externalAccountNotFound, externalAccountView, externalAccountsOf } from './service.js'
@@ -58,7 +58,9 @@ export default async function externalAccountControls (app: FastifyInstance): Pr
     url: '/_sandbox/external-accounts/:externalAccountId/status',
     summary: 'Set an external account\'s status',
     description: 'Sets the status (and `statusDetails.reason`) of an external account of any organization at once, as the service\'s card check ' +
-      'would, ends any check still running, and emits `core.external-account.status-changed` when either changes.',
+      'would, ends any check still running, and emits `core.external-account.status-changed` when either changes. ' +
+      'An organization\'s control token reaches its own organization\'s external accounts only.',
+    acts: 'organization',
     params: ExternalAccountParams,
     body: ExternalAccountStatusChange,
     responses: {
@@ -67,8 +69,12 @@ export default async function externalAccountControls (app: FastifyInstance): Pr
     }
   }, async (request) => {
     const { status, reason } = request.body
-    const updated = await externalAccountsOf(app).setStatus(request.params.externalAccountId, status, reason ?? null, app.clock.iso(), externalAccountEvents(app))
-    if (updated === undefined) throw externalAccountNotFound()
-    return { externalAccount: externalAccountView(updated) }
+    const id = request.params.externalAccountId
+    const found = await externalAccountsOf(app).find(id)
+    return await onOrganizationOf(app, request, found?.organizationId, externalAccountNotFound, async () => {
+      const updated = await externalAccountsOf(app).setStatus(id, status, reason ?? null, app.clock.iso(), externalAccountEvents(app))
+      if (updated === undefined) throw externalAccountNotFound()
+      return { externalAccount: externalAccountView(updated) }
+    })
   })
 }

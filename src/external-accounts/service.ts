@@ -3,7 +3,7 @@
 // later, on the sandbox clock (or at once through the sandbox control).
 import { randomUUID } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
-import { followDueWork } from '../kit/due-work.js'
+import { followDueWork, type DueScope } from '../kit/due-work.js'
 import { ApiError, conflict, entityNotFound } from '../errors.js'
 import { catalogueOf } from '../catalogue/lookup.js'
 import { operationNotAllowed } from '../http/user-context.js'
@@ -206,11 +206,11 @@ export async function deleteExternalAccount (app: FastifyInstance, organizationI
  * a restart picks them up. Returns the function that stops.
  */
 export function followCardChecks (app: FastifyInstance): () => Promise<void> {
-  const settleDue = async (): Promise<void> => {
+  const settleDue = async (scope: DueScope): Promise<void> => {
     const store = externalAccountsOf(app)
     for (;;) {
       const now = app.clock.now()
-      const due = await store.due(now, 100)
+      const due = await store.due(now, 100, scope)
       for (const id of due) await store.settle(id, now, externalAccountEvents(app))
       if (due.length < 100) return
     }

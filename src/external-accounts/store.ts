@@ -3,6 +3,7 @@
 // on the sandbox clock through `due` and `settle`.
 import { groupCommit, type Db } from '../storage/db.js'
 import { recordEvent } from '../storage/outbox.js'
+import { dueScopeParams, onDueScope, type DueScope } from '../storage/shared.js'
 import { memoOf } from '../storage/memo.js'
 import { metadataInserter, type MetadataRevision } from '../storage/metadata.js'
 import { isConstraint } from '../storage/core.js'
@@ -76,7 +77,7 @@ export interface ExternalAccountsStore {
    */
   setStatus (id: string, status: ExternalAccountStatus, reason: StatusReason | null, at: string, event: EventMaker): Promise<ExternalAccountRecord | undefined>
   /** Ids whose check or expiry has come by `now`. */
-  due (now: number, limit: number): Promise<string[]>
+  due (now: number, limit: number, scope: DueScope): Promise<string[]>
   /**
    * Settles what has come due for one: an expired card turns `expired` (`card-expired`); a card
    * whose check is due turns `ok`. Each change with its event.
@@ -152,8 +153,8 @@ export function externalAccountsStore (db: Db): ExternalAccountsStore {
   const setLabel = db.prepare('UPDATE external_accounts SET label = ?, updated_at = ? WHERE organization_id = ? AND id = ?')
   const setStatus = db.prepare('UPDATE external_accounts SET status = ?, status_reason = ?, check_due_at = NULL, updated_at = ? WHERE id = ?')
   const endCheck = db.prepare('UPDATE external_accounts SET check_due_at = NULL WHERE id = ?')
-  const due = db.prepare<[number, number, number], string>(`SELECT id FROM external_accounts WHERE check_due_at <= ?
-    UNION SELECT id FROM external_accounts WHERE expires_at IS NOT NULL AND status <> 'expired' AND expires_at <= ? LIMIT ?`).pluck()
+  const due = db.prepare<[number, string | null, string | null, number, string | null, string | null, number], string>(`SELECT id FROM external_accounts WHERE check_due_at <= ? AND ${onDueScope('organization_id')}
+    UNION SELECT id FROM external_accounts WHERE expires_at IS NOT NULL AND status <> 'expired' AND expires_at <= ? AND ${onDueScope('organization_id')} LIMIT ?`).pluck()
   const deleteOne = db.prepare('DELETE FROM external_accounts WHERE organization_id = ? AND id = ?')
   const deleteMetadata = db.prepare("DELETE FROM metadata WHERE organization_id = ? AND entity_type = 'external-accounts' AND entity_id = ?")
   const idsForUser = db.prepare<[string, string], string>('SELECT id FROM external_accounts WHERE organization_id = ? AND user_id = ?').pluck()
@@ -239,8 +240,8 @@ export function externalAccountsStore (db: Db): ExternalAccountsStore {
         return row === undefined ? undefined : await changeStatus(row, status, reason, at, event)
       })
     },
-    async due (now, limit) {
-      return await due.all(now, now, limit)
+    async due (now, limit, scope) {
+      return await due.all(now, ...dueScopeParams(scope), now, ...dueScopeParams(scope), limit)
     },
     async settle (id, now, event) {
       await write(async () => {

@@ -35,6 +35,11 @@ export interface FixtureKey {
   /** Keys whose items this key's items refer to: checked before it. */
   after?: string[]
   /**
+   * The key acts on every organization (organizations, the catalogue): an organization's control
+   * token may not load it. Absent: its items are bound to an organization.
+   */
+  global?: boolean
+  /**
    * Checks the key's items against the fixture so far and the database, reporting violations
    * through `context`, and plans their rows. Runs in area order, so a key sees the keys before it.
    */

@@ -1,16 +1,35 @@
-// Work the service owes on the sandbox clock (cooldowns ending, card checks, settlements): the
-// areas store when each item falls due, and one follower per area runs what has come.
+// Work the service owes on the sandbox clock (cooldowns ending, card checks, settlements, KYC
+// reviews): the areas store when each item falls due, and one follower per area runs what has come.
+// Each organization may have a clock of its own, so a run is a pass per clock: one for each
+// organization with its own clock (on that clock), then one for every other organization (on the
+// global clock). A pass's queries keep to its organizations (`onDueScope` in src/storage/shared.ts).
 import type { FastifyInstance } from 'fastify'
+import type { DueScope } from '../storage/shared.js'
+
+export type { DueScope } from '../storage/shared.js'
 
 /**
- * Runs `work` (everything due at this instant), one run at a time: now, every second and whenever
- * the clock moves; the clock's `settle()` (the clock route answering) waits for it. Due times are
- * stored, so a restart picks them up. A failed run is logged as `what` failed; the next goes on.
- * Returns the function that stops following and waits for the run in progress.
+ * Runs `work` (everything due at this instant, for the pass's organizations), one run at a time:
+ * now, every second and whenever a clock moves; the clock's `settle()` (the clock route answering)
+ * waits for it. Due times are stored, so a restart picks them up. A failed pass is logged as `what`
+ * failed; the next goes on. Returns the function that stops following and waits for the run in progress.
  */
-export function followDueWork (app: FastifyInstance, what: string, work: () => Promise<void>): () => Promise<void> {
+export function followDueWork (app: FastifyInstance, what: string, work: (scope: DueScope) => Promise<void>): () => Promise<void> {
   let queue: Promise<void> = Promise.resolve()
-  const run = (): Promise<void> => (queue = queue.then(work).catch(err => { app.log.error({ err }, `${what} failed`) }))
+  const pass = async (scope: DueScope): Promise<void> => {
+    try {
+      await app.clock.within(scope, async () => { await work(scope) })
+    } catch (err) {
+      app.log.error({ err, organizationId: scope ?? undefined }, `${what} failed`)
+    }
+  }
+  const all = async (): Promise<void> => {
+    // Another replica may have moved an organization's clock: read the clocks first.
+    await app.sharedState.refresh().catch(() => {})
+    for (const organizationId of app.clock.organizations()) await pass(organizationId)
+    await pass(null)
+  }
+  const run = (): Promise<void> => (queue = queue.then(all))
   const kick = (): void => { run().catch(() => {}) }
   const timer = setInterval(kick, 1000)
   timer.unref()

@@ -77,22 +77,35 @@ export function fixtureSummarySchema (areas: AreaRegistry): TSchema {
 }
 
 /** Checks a document that passed the schema: each key in order, all of them, every problem named. */
-export async function checkFixtureKeys (app: FastifyInstance, areas: AreaRegistry, document: Record<string, unknown>): Promise<FixtureOutcome> {
+/** The keys of a document that act on every organization (see FixtureKey.global). */
+export const globalKeysOf = (areas: AreaRegistry, document: Record<string, unknown>): string[] =>
+  areas.fixtureKeys().filter(k => k.global === true && document[k.key] !== undefined).map(k => k.key)
+
+/**
+ * Checks a document that passed the schema: each key in order, all of them, every problem named.
+ * `organizationId` bounds it to one organization (an organization's control token loads it): its
+ * items default to it, and nothing of another organization exists for them.
+ */
+export async function checkFixtureKeys (app: FastifyInstance, areas: AreaRegistry, document: Record<string, unknown>, organizationId?: string): Promise<FixtureOutcome> {
   const violations: Violation[] = []
   const writes: Array<Promise<FixtureWrite>> = []
   const summary: Record<string, unknown> = {}
   const { storage } = app
+  const inBounds = <T extends string | { organizationId: string }>(found: T | undefined): T | undefined => {
+    if (organizationId === undefined || found === undefined) return found
+    return (typeof found === 'string' ? found : found.organizationId) === organizationId ? found : undefined
+  }
   const context: FixtureContext = {
     app,
     now: app.clock.iso(),
-    demoOrganizationId: app.config.demoClient.organizationId,
+    demoOrganizationId: organizationId ?? app.config.demoClient.organizationId,
     bad: (property, rule, ruleParams) => { violations.push(ruleParams === undefined ? { property, rule } : { property, rule, ruleParams }) },
     organizations: new Set(),
-    organizationExists: async id => context.organizations.has(id) || await storage.organizations.get(id) !== undefined,
+    organizationExists: async id => (organizationId === undefined || id === organizationId) && (context.organizations.has(id) || await storage.organizations.get(id) !== undefined),
     users: new Map(),
-    userOrganization: async id => context.users.get(id) ?? await storage.admin.userOrganization(id),
+    userOrganization: async id => inBounds(context.users.get(id) ?? await storage.admin.userOrganization(id)),
     entities: new Map(),
-    entity: async id => context.entities.get(id) ?? await storage.admin.entity(id) ?? await areas.findSandboxEntity(app, id),
+    entity: async id => inBounds(context.entities.get(id) ?? await storage.admin.entity(id) ?? await areas.findSandboxEntity(app, id)),
     load: write => { writes.push(Promise.resolve(write)) },
     summarize: (key, value) => { summary[key] = value }
   }

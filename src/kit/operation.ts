@@ -9,6 +9,7 @@ import type {
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { TSchema } from 'typebox'
 import { Type } from 'typebox'
+import { entityNotFound } from '../errors.js'
 import { commonErrorResponses, errorResponse } from '../../schemas/common.js'
 import type { SubjectType } from '../auth/guard.js'
 
@@ -58,14 +59,25 @@ export type OperationDef<S extends RequestSchemas> = S & Described & {
   subjects: SubjectType[]
 }
 
+/**
+ * Whom a control acts for, declared once per control route:
+ * - `organization`: the admin token (naming `organizationId` where the control needs one) or an
+ *   organization's control token (scope `sandbox:control`), which bounds it to that organization;
+ * - `global`: it acts on every organization, so the admin token only (403 `forbidden` for an
+ *   organization's token);
+ * - `open`: anyone, even when SANDBOX_ADMIN_TOKEN is set (health, the dashboard page).
+ */
+export type ControlActs = 'organization' | 'global' | 'open'
+
 export type ControlDef<S extends RequestSchemas> = S & Described & {
-  /** Open to anyone, even when SANDBOX_ADMIN_TOKEN is set (health, the dashboard page). */
-  open?: boolean
+  acts: ControlActs
 }
 
 /** The OpenAPI `security` entry of a route guarded with these scopes. */
 export const oauthSecurity = (scopes: string[]): Array<Record<string, string[]>> => [{ OAuth2: scopes }]
 export const adminSecurity: Array<Record<string, string[]>> = [{ SandboxAdmin: [] }]
+/** The admin token, or an organization's token with the scope `sandbox:control`. */
+export const controlSecurity: Array<Record<string, string[]>> = [{ SandboxAdmin: [] }, { OAuth2: ['sandbox:control'] }]
 
 const answer = (a: Answer): object => typeof a === 'string' ? errorResponse(a) : a
 
@@ -143,30 +155,71 @@ export function openOperation<S extends RequestSchemas> (app: FastifyInstance, d
 }
 
 const adminUnauthorized = errorResponse('The sandbox admin token is missing or invalid (`token_invalid`); checked only when SANDBOX_ADMIN_TOKEN is set.')
+const controlUnauthorized = errorResponse('Neither the sandbox admin token nor a valid access token with the scope `sandbox:control` (`token_invalid`, `token_expired`, `token_revoked`); ' +
+  'without SANDBOX_ADMIN_TOKEN a request with no token acts as the admin.')
+const organizationForbidden = errorResponse('An organization\'s access token without the scope `sandbox:control` (`token_insufficient_scopes`), or bound to a user (`subject_not_allowed`).')
+const globalForbidden = errorResponse('An organization\'s control token (`forbidden`, "This control acts on every organization: use the admin token").')
 const controlInvalid = errorResponse('The request has missing or invalid parameters (`request_invalid`, with `details.violations`).')
 
 /**
- * Declares a route of the sandbox control API (`/_sandbox/...`, tag `Sandbox`): guarded by
- * SANDBOX_ADMIN_TOKEN when one is set, with its 401, and its 400 when it takes any input.
+ * Declares a route of the sandbox control API (`/_sandbox/...`, tag `Sandbox`): guarded by the
+ * admin token and, per organization, by an organization's control token (`acts`, see ControlActs),
+ * with their 401 and 403, and its 400 when it takes any input.
  */
 export function control<S extends RequestSchemas> (app: FastifyInstance, def: ControlDef<S>, handler: Handler<S>): void {
   const shared: Record<number, unknown> = {}
-  if (def.open !== true) shared[401] = adminUnauthorized
+  if (def.acts === 'organization') {
+    shared[401] = controlUnauthorized
+    shared[403] = organizationForbidden
+  } else if (def.acts === 'global') {
+    shared[401] = adminUnauthorized
+    shared[403] = globalForbidden
+  }
   if (hasRequestSchema(def)) shared[400] = controlInvalid
+  const open = def.acts === 'open'
   app.route({
     method: def.method,
     url: def.url,
-    config: def.open === true ? {} : { admin: true },
+    config: def.acts === 'organization' || def.acts === 'global' ? { control: def.acts } : {},
     schema: {
       tags: ['Sandbox'],
       ...routeSchema(def),
-      security: def.open === true ? [] : adminSecurity,
+      'x-sandbox-acts': def.acts,
+      security: open ? [] : def.acts === 'organization' ? controlSecurity : adminSecurity,
       response: byStatus({ ...shared, ...answers(def.responses) })
     },
     ...(def.preValidation === undefined ? {} : { preValidation: def.preValidation }),
     ...(def.onSend === undefined ? {} : { onSend: def.onSend }),
     handler: handler as unknown as (request: FastifyRequest, reply: FastifyReply) => unknown
   })
+}
+
+/**
+ * The organization a per-organization control acts on. An organization's control token acts on
+ * its own (naming another is 404 `entity_not_found`: to it, the other does not exist); the admin
+ * acts on the one it names, or undefined (every organization, or the control's default).
+ */
+export function callerOrganization (request: FastifyRequest, named?: string): string | undefined {
+  const caller = request.control
+  if (caller === null || caller.admin) return named
+  if (named !== undefined && named !== caller.organizationId) throw entityNotFound('organization')
+  return caller.organizationId
+}
+
+/** Whether the caller of a control may see a thing of this organization: the admin sees all. */
+export function callerSees (request: FastifyRequest, organizationId: string | undefined): boolean {
+  const caller = request.control
+  return caller === null || caller.admin || caller.organizationId === organizationId
+}
+
+/**
+ * Runs a control on a thing of an organization (found by id, whichever organization): 404
+ * (`notFound`) when there is none or the caller may not see it, else `work` on that
+ * organization's clock, whoever called (the admin too).
+ */
+export async function onOrganizationOf<T> (app: FastifyInstance, request: FastifyRequest, organizationId: string | undefined, notFound: () => Error, work: () => Promise<T>): Promise<T> {
+  if (organizationId === undefined || !callerSees(request, organizationId)) throw notFound()
+  return await app.clock.within(organizationId, work)
 }
 
 /** preValidation of routes whose body is optional: no body reads as `{}`. */

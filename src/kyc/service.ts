@@ -2,6 +2,7 @@
 // and subdivisions through the shared rules of users/rules.ts), then the state machine's change in one write; and the
 // scheduler that completes the service's reviews when their time comes on the sandbox clock.
 import type { FastifyInstance } from 'fastify'
+import { followDueWork, type DueScope } from '../kit/due-work.js'
 import { conflict, entityNotFound } from '../errors.js'
 import { filesStore } from '../files/store.js'
 import type { KybStatus } from './store.js'
@@ -22,7 +23,6 @@ export interface Updated { view: ProcessView, warnings: Warnings }
 export class KycService {
   readonly #app: FastifyInstance
   readonly store: KycStore
-  #queue: Promise<void> = Promise.resolve()
 
   constructor (app: FastifyInstance) {
     this.#app = app
@@ -49,7 +49,7 @@ export class KycService {
       return { change, result: await work(change, lookups) }
     }, (type, data) => this.#app.events.build(organizationId, type, data))
     if (result === undefined) throw entityNotFound('user')
-    if (this.#delayMs === 0) this.completeDueReviews().catch(() => {})
+    if (this.#delayMs === 0) this.completeDueReviews(this.#app.clock.positionOf(organizationId) === undefined ? null : organizationId).catch(() => {})
     return result
   }
 
@@ -85,19 +85,11 @@ export class KycService {
     return organizationId
   }
 
-  /**
-   * Completes every review whose time has come on the sandbox clock, each in its own write. Runs
-   * one at a time: callers wait for the run that covers their moment.
-   */
-  completeDueReviews (): Promise<void> {
-    this.#queue = this.#queue.then(() => this.#completeDue()).catch(err => { this.#app.log.error({ err }, 'completing KYC reviews failed') })
-    return this.#queue
-  }
-
-  async #completeDue (): Promise<void> {
+  /** Completes every review of the pass's organizations whose time has come on their clock, each in its own write. */
+  async completeDueReviews (scope: DueScope): Promise<void> {
     for (;;) {
       const now = this.#app.clock.now()
-      const due = await this.store.due(now, 100)
+      const due = await this.store.due(now, 100, scope)
       for (const review of due) {
         await this.store.change(review.organizationId, review.userId, async (snapshot) => {
           const change = new Change(snapshot, now, this.#delayMs)
@@ -130,19 +122,8 @@ export class KycService {
     return String((snapshot.user.record.address as Json | undefined)?.country ?? '')
   }
 
-  /** Starts completing due reviews: now, every second, and whenever the clock moves. */
+  /** Starts completing due reviews: now, every second, and whenever a clock moves. */
   start (): () => Promise<void> {
-    const kick = (): void => { this.completeDueReviews().catch(() => {}) }
-    const timer = setInterval(kick, 1000)
-    timer.unref()
-    this.#app.clock.on('change', kick)
-    const unfollow = this.#app.clock.follow(() => this.completeDueReviews())
-    kick()
-    return async () => {
-      clearInterval(timer)
-      this.#app.clock.off('change', kick)
-      unfollow()
-      await this.#queue
-    }
+    return followDueWork(this.#app, 'completing KYC reviews', async scope => { await this.completeDueReviews(scope) })
   }
 }

@@ -3,6 +3,7 @@
 // record (users.record, which GET /core/users/me shows) and the events of every status change.
 import { groupCommit, type Db } from '../storage/db.js'
 import { recordEvent } from '../storage/outbox.js'
+import { dueScopeParams, onDueScope, type DueScope } from '../storage/shared.js'
 import { emailKey } from '../storage/core.js'
 import type { NewEvent } from '../storage/index.js'
 import { PROCESS_CODES, type ProcessCode } from '../../schemas/kyc.js'
@@ -23,7 +24,7 @@ export interface KycStore {
    */
   change<T> (organizationId: string, userId: string, work: (snapshot: Snapshot, lookups: Lookups) => Promise<{ change: Change, result: T }>, event: (type: string, data: Json) => NewEvent): Promise<T | undefined>
   /** Reviews due at `now` (ms, sandbox clock), oldest first. */
-  due (now: number, limit: number): Promise<DueReview[]>
+  due (now: number, limit: number, scope: DueScope): Promise<DueReview[]>
   /** The organization's configuration, defaults filled in. */
   config (organizationId: string): Promise<KycConfig>
   /** Stores an organization's configuration, inside a fixture's transaction. */
@@ -47,8 +48,8 @@ export function kycStore (db: Db): KycStore {
   const upsertReview = db.prepare(`INSERT INTO kyc_reviews (user_id, process, organization_id, due_at) VALUES (?, ?, ?, ?)
     ON CONFLICT (user_id, process) DO UPDATE SET due_at = excluded.due_at`)
   const deleteReview = db.prepare('DELETE FROM kyc_reviews WHERE user_id = ? AND process = ?')
-  const due = db.prepare<[number, number], { organization_id: string, user_id: string, process: string }>(
-    'SELECT organization_id, user_id, process FROM kyc_reviews WHERE due_at <= ? ORDER BY due_at, user_id, process LIMIT ?')
+  const due = db.prepare<[number, string | null, string | null, number], { organization_id: string, user_id: string, process: string }>(
+    `SELECT organization_id, user_id, process FROM kyc_reviews WHERE due_at <= ? AND ${onDueScope('organization_id')} ORDER BY due_at, user_id, process LIMIT ?`)
   const updateUser = db.prepare('UPDATE users SET record = ?, email = ?, email_key = ? WHERE id = ?')
   const emailOwner = db.prepare<[string, string], string>('SELECT id FROM users WHERE organization_id = ? AND email_key = ?').pluck()
   const phoneOwner = db.prepare<[string, string, string], string>({
@@ -110,8 +111,8 @@ export function kycStore (db: Db): KycStore {
       })
     },
 
-    async due (now, limit) {
-      return (await due.all(now, limit)).map(r => ({ organizationId: r.organization_id, userId: r.user_id, process: r.process as ProcessCode }))
+    async due (now, limit, scope) {
+      return (await due.all(now, ...dueScopeParams(scope), limit)).map(r => ({ organizationId: r.organization_id, userId: r.user_id, process: r.process as ProcessCode }))
     },
 
     async config (organizationId) { return await configFor(organizationId) },

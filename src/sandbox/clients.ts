@@ -30,6 +30,7 @@ export default async function clients (app: FastifyInstance): Promise<void> {
     id: 'sandboxListClients',
     method: 'GET',
     url: '/_sandbox/clients',
+    acts: 'global',
     summary: 'List clients',
     description: 'Every OAuth client (secrets are never shown again), oldest first; `organizationId` narrows to one organization.',
     querystring: ClientListQuery,
@@ -40,6 +41,7 @@ export default async function clients (app: FastifyInstance): Promise<void> {
     id: 'sandboxCreateClient',
     method: 'POST',
     url: '/_sandbox/clients',
+    acts: 'global',
     summary: 'Create a client',
     description: 'Creates an OAuth client. Without `clientId` or `clientSecret`, random ones are made; the secret is shown in this answer only. ' +
         'Without `organizationId` the client joins the demo organization; an organization id the sandbox does not know yet is created. ' +
@@ -85,6 +87,7 @@ export default async function clients (app: FastifyInstance): Promise<void> {
     id: 'sandboxGetClient',
     method: 'GET',
     url: '/_sandbox/clients/:clientId',
+    acts: 'global',
     summary: 'Get a client',
     description: 'One client, without its secret.',
     params: ClientParams,
@@ -99,6 +102,7 @@ export default async function clients (app: FastifyInstance): Promise<void> {
     id: 'sandboxDeleteClient',
     method: 'DELETE',
     url: '/_sandbox/clients/:clientId',
+    acts: 'global',
     summary: 'Delete a client',
     description: 'Deletes the client and its refresh tokens; its access tokens are refused from now on (401 `token_revoked`). ' +
         'The demo client may be deleted too; a full reset creates it again.',
@@ -114,6 +118,7 @@ export default async function clients (app: FastifyInstance): Promise<void> {
     method: 'POST',
     url: '/_sandbox/clients/:clientId/rotate-secret',
     preValidation: emptyBodyAsObject,
+    acts: 'global',
     summary: 'Rotate a client secret',
     description: 'Gives the client a new secret (the one in the body, else a random one, shown in this answer only). ' +
         'Every access and refresh token issued before is revoked (401 `token_revoked`, `invalid_grant`).',

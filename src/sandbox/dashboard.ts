@@ -11,7 +11,7 @@ export default async function dashboard (app: FastifyInstance): Promise<void> {
     id: 'sandboxDashboard',
     method: 'GET',
     url: '/_sandbox/',
-    open: true,
+    acts: 'open',
     summary: 'Dashboard',
     description: 'An HTML page showing the clock (with buttons to advance, freeze and restore it), the clients, the users with their KYC summary and process statuses (with a form to force a process\'s outcome) and their accounts with balances, the transactions with their status (with buttons that complete, fail or hold a pending one), the request log ' +
         '(filters, auto-refresh, headers and bodies per request), webhook deliveries and fault rules. ' +
@@ -31,7 +31,7 @@ export default async function dashboard (app: FastifyInstance): Promise<void> {
     id: 'sandboxDashboardRedirect',
     method: 'GET',
     url: '/_sandbox',
-    open: true,
+    acts: 'open',
     summary: 'Dashboard (redirect)',
     description: 'Redirects to `/_sandbox/`.',
     responses: { 302: { description: 'To the dashboard.', type: 'null' } }

@@ -65,7 +65,7 @@ export class Faults {
     this.#store = store
   }
 
-  async add (input: FaultCreate, createdAt: string): Promise<FaultView> {
+  async add (input: FaultCreate, createdAt: string, organizationId: string | null = null): Promise<FaultView> {
     const rule: FaultView = {
       id: randomUUID(),
       method: input.method?.toUpperCase() ?? null,
@@ -78,6 +78,7 @@ export class Faults {
       retryAfterSeconds: input.retryAfterSeconds ?? null,
       remaining: input.count ?? null,
       applied: 0,
+      organizationId,
       createdAt
     }
     await this.#store.add(rule)
@@ -85,19 +86,21 @@ export class Faults {
     return rule
   }
 
-  /** Every active rule, as stored (every replica's uses counted). */
-  async list (): Promise<FaultView[]> {
-    return await this.#store.list()
+  /** Every active rule, or one organization's, as stored (every replica's uses counted). */
+  async list (organizationId?: string): Promise<FaultView[]> {
+    const rules = await this.#store.list()
+    return organizationId === undefined ? rules : rules.filter(r => r.organizationId === organizationId)
   }
 
-  async delete (id: string): Promise<boolean> {
-    const deleted = await this.#store.delete(id)
+  /** Deletes a rule (of this organization, when one is named); false when there is none. */
+  async delete (id: string, organizationId?: string): Promise<boolean> {
+    const deleted = await this.#store.delete(id, organizationId)
     if (deleted) this.forget()
     return deleted
   }
 
-  async clear (): Promise<void> {
-    await this.#store.clear()
+  async clear (organizationId?: string): Promise<void> {
+    await this.#store.clear(organizationId)
     this.forget()
   }
 
@@ -113,11 +116,12 @@ export class Faults {
    * Answers undefined at once, without a promise, when the cached list has no rule this request
    * could match: the common case costs no database call.
    */
-  take (method: string, path: string): Promise<FaultView | undefined> | undefined {
+  take (method: string, path: string, organization: () => string | undefined): Promise<FaultView | undefined> | undefined {
     const rules = this.#rules
-    if (rules === undefined) return this.#load().then(async loaded => await this.#spendFirst(loaded, firstApplying(loaded, 0, method, path), method, path))
-    const first = firstApplying(rules, 0, method, path)
-    return first < 0 ? undefined : this.#spendFirst(rules, first, method, path)
+    const request = { method, path, organization: once(organization) }
+    if (rules === undefined) return this.#load().then(async loaded => await this.#spendFirst(loaded, firstApplying(loaded, 0, request), request))
+    const first = firstApplying(rules, 0, request)
+    return first < 0 ? undefined : this.#spendFirst(rules, first, request)
   }
 
   /**
@@ -125,8 +129,8 @@ export class Faults {
    * to spend (used up or deleted by another replica since the list was read) lets the next rule
    * that applies try.
    */
-  async #spendFirst (rules: Rule[], first: number, method: string, path: string): Promise<FaultView | undefined> {
-    for (let i = first; i >= 0; i = firstApplying(rules, i + 1, method, path)) {
+  async #spendFirst (rules: Rule[], first: number, request: Matched): Promise<FaultView | undefined> {
+    for (let i = first; i >= 0; i = firstApplying(rules, i + 1, request)) {
       const { applied, usedUp } = await this.#store.spend(rules[i].id)
       if (!applied || usedUp) this.forget()
       if (applied) return view(rules[i])
@@ -151,12 +155,25 @@ export class Faults {
   }
 }
 
+/** What a rule matches of a request: its method, path and (read only when a rule asks) the organization of its token. */
+interface Matched { method: string, path: string, organization: () => string | undefined }
+
+const once = <T>(read: () => T): () => T => {
+  let known = false
+  let value: T
+  return () => {
+    if (!known) { value = read(); known = true }
+    return value
+  }
+}
+
 /** The index of the first rule from `from` on that applies to the request (its probability drawn), or -1. */
-function firstApplying (rules: readonly Rule[], from: number, method: string, path: string): number {
+function firstApplying (rules: readonly Rule[], from: number, { method, path, organization }: Matched): number {
   for (let i = from; i < rules.length; i++) {
     const rule = rules[i]
     if (rule.method !== null && rule.method !== method) continue
     if (!rule.matches(path)) continue
+    if (rule.organizationId !== null && rule.organizationId !== organization()) continue
     if (rule.probability < 1 && Math.random() >= rule.probability) continue
     return i
   }

@@ -21,6 +21,7 @@ export function entityRecord (type: EntityType, id: string, userId: string, orga
 
 export const organizationsFixture = defineFixtureKey({
   key: 'organizations',
+  global: true,
   schema: FixtureOrganizations,
   summary: Type.Array(Uuid, { description: 'Organizations created.' }),
   async check (context, items) {
@@ -70,11 +71,11 @@ export const entitiesFixture = defineFixtureKey({
 const validators = new WeakMap<FastifyInstance, ReturnType<typeof compileBodyValidator>>()
 
 /** Checks a fixture document in full: the composed schema first, then every area's key. */
-export async function checkFixture (app: FastifyInstance, input: unknown): Promise<FixtureOutcome> {
+export async function checkFixture (app: FastifyInstance, input: unknown, organizationId?: string): Promise<FixtureOutcome> {
   let validate = validators.get(app)
   if (validate === undefined) validators.set(app, validate = compileBodyValidator(fixtureDocumentSchema(app.areas)))
   if (!validate(input)) return { ok: false, violations: toViolations(validate.errors ?? []) }
-  return await checkFixtureKeys(app, app.areas, input as Record<string, unknown>)
+  return await checkFixtureKeys(app, app.areas, input as Record<string, unknown>, organizationId)
 }
 
 /** Loads a checked fixture in one transaction; a write that lost a race to a conflicting one loads nothing. */

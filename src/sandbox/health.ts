@@ -9,7 +9,7 @@ export default async function health (app: FastifyInstance): Promise<void> {
     id: 'sandboxHealth',
     method: 'GET',
     url: '/_sandbox/health',
-    open: true,
+    acts: 'open',
     summary: 'Health',
     description: 'Answers 200 once the app is ready and its database answers; 503 `service_unavailable` (the API\'s error body) while the database ' +
         'cannot be reached. Always open, even with an admin token set.',

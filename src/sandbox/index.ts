@@ -30,11 +30,15 @@ export default defineArea({
   tags: [{ name: 'Sandbox', description: 'Sandbox control API: not part of the real service.' }],
   migrations,
   fixtures: [organizationsFixture, entitiesFixture],
-  // A full reset also removes every fault rule (the reset deleted their rows: the cached list goes
-  // too) and gives the clock back its real time.
-  reset: (app, organizationId) => {
-    if (organizationId !== undefined) return
+  // A reset removed fault rules and organizations' clocks with their rows: the cached list goes,
+  // the clocks are read again. A full reset also gives the global clock back its real time.
+  reset: async (app, organizationId) => {
     app.faults.forget()
+    if (organizationId !== undefined) {
+      await app.sharedState.reloadOrganizationClocks()
+      return
+    }
+    app.clock.clearOrganizations()
     app.clock.real()
   },
   plugin: sandboxRoutes

@@ -5,6 +5,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunc
 import { openRequestLog, type RequestLogging } from './request-log.js'
 import { Faults, faultError } from './faults.js'
 import { faultsStore } from './store.js'
+import { tokenOrganization } from '../auth/named-client.js'
 import { SANDBOX_SCHEMAS, type FaultView } from '../../schemas/sandbox.js'
 
 declare module 'fastify' {
@@ -48,7 +49,7 @@ async function sandboxInfrastructure (app: FastifyInstance): Promise<void> {
   app.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
     if (isControl(request.url)) return done()
     // Undefined at once when no cached rule can match (no database call); else the rule, spent.
-    const taking = faults.take(request.method, pathOf(request.url))
+    const taking = faults.take(request.method, pathOf(request.url), () => tokenOrganization(request.headers.authorization))
     if (taking === undefined) return done()
     const act = (rule: FaultView): void => {
       if (rule.drop) {

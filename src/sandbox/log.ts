@@ -1,9 +1,17 @@
 // The request log's routes: read it (filtered, newest first) and clear it.
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { RequestLogQuery, RequestLogView } from '../../schemas/sandbox.js'
-import { control, noContent } from '../kit/operation.js'
+import { callerOrganization, control, noContent } from '../kit/operation.js'
+import { OrganizationQuery } from '../../schemas/sandbox.js'
 
 export default async function log (app: FastifyInstance): Promise<void> {
+  /** The clients whose requests the caller sees: an organization's (its control token, or the admin's `organizationId`), else every one. */
+  const clientsOf = async (request: FastifyRequest, named: string | undefined): Promise<string[] | undefined> => {
+    const organizationId = callerOrganization(request, named)
+    if (organizationId === undefined) return undefined
+    return (await app.storage.clients.list(organizationId)).map(c => c.id)
+  }
+
   control(app, {
     id: 'sandboxListRequests',
     method: 'GET',
@@ -16,24 +24,32 @@ export default async function log (app: FastifyInstance): Promise<void> {
         '4096 characters are cut. The log is bounded by REQUEST_LOG_SIZE (oldest dropped); a reset does not empty it. On SQLite it is in memory ' +
         '(a restart empties it); on PostgreSQL it is in the database, shared by every replica (each request served by any of them). ' +
         'Not logged: reads of the control API (`GET /_sandbox/...`: the dashboard, health, clock, clients, ...) and the log\'s own routes. ' +
-        'Filters combine: `method`, `path` (exact, or with `*` for any characters), `status` (`404` or `4xx`), `clientId`, `limit` (default 100).',
+        'Filters combine: `method`, `path` (exact, or with `*` for any characters), `status` (`404` or `4xx`), `clientId`, `limit` (default 100).\n\n' +
+        'An organization\'s control token (or the admin\'s `organizationId`) reads only the requests made by that organization\'s clients ' +
+        '(with their tokens, or at the token endpoint); `total` then counts those.',
+    acts: 'organization',
     querystring: RequestLogQuery,
     responses: { 200: { description: 'The log.', ...RequestLogView } }
-  }, async (request) => ({
-    requests: await app.requestLog.list(request.query),
-    total: await app.requestLog.size(),
-    capacity: app.requestLog.capacity
-  }))
+  }, async (request) => {
+    const { organizationId, ...filter } = request.query
+    const clientIds = await clientsOf(request, organizationId)
+    if (clientIds === undefined) return { requests: await app.requestLog.list(filter), total: await app.requestLog.size(), capacity: app.requestLog.capacity }
+    const requests = await app.requestLog.list({ ...filter, clientIds })
+    const total = filter.limit === undefined || requests.length >= filter.limit ? (await app.requestLog.list({ clientIds, limit: app.requestLog.capacity })).length : requests.length
+    return { requests, total, capacity: app.requestLog.capacity }
+  })
 
   control(app, {
     id: 'sandboxClearRequests',
     method: 'DELETE',
     url: '/_sandbox/requests',
     summary: 'Clear the request log',
-    description: 'Empties the request log.',
+    description: 'Empties the request log. An organization\'s control token (or the admin\'s `?organizationId=`) forgets only its own clients\' requests.',
+    acts: 'organization',
+    querystring: OrganizationQuery,
     responses: { 204: noContent('Cleared.') }
-  }, async (_request, reply) => {
-    await app.requestLog.clear()
+  }, async (request, reply) => {
+    await app.requestLog.clear(await clientsOf(request, request.query.organizationId))
     return reply.code(204).send()
   })
 }

@@ -82,4 +82,14 @@ CREATE TABLE sandbox_request_log (
   entry TEXT COLLATE "C" NOT NULL
 );
 `
+}, {
+  name: '003-organization-faults',
+  // A rule added with an organization's control token affects only the requests made with that
+  // organization's tokens (null: the admin's, every request); a reset of the organization removes it.
+  sql: `
+ALTER TABLE sandbox_faults ADD COLUMN organization_id TEXT;
+`,
+  postgres: `
+ALTER TABLE sandbox_faults ADD COLUMN organization_id TEXT COLLATE "C";
+`
 }]

@@ -68,6 +68,8 @@ export interface RequestLogFilter {
   path?: string
   status?: string
   clientId?: string
+  /** Only the requests made by these clients (an organization's). */
+  clientIds?: readonly string[]
   limit?: number
 }
 
@@ -323,6 +325,10 @@ export class RequestLog {
   /** Bytes of each entry in its slot; -1 when the entry is in #large. */
   readonly #lengths: Int32Array
   readonly #large = new Map<number, string>()
+  /** The write number of the entry in each slot, and, by client, the last write a clear forgot. */
+  readonly #seqs: Float64Array
+  readonly #clearedThrough = new Map<string, number>()
+  #written = 0
   #next = 0
   #size = 0
 
@@ -332,6 +338,7 @@ export class RequestLog {
     this.#clock = clock
     this.#pending = new TurnBatch(p => { this.#write(p) }, onError)
     this.#lengths = new Int32Array(capacity)
+    this.#seqs = new Float64Array(capacity)
   }
 
   get size (): number {
@@ -346,6 +353,7 @@ export class RequestLog {
 
   #write (pending: Pending): void {
     this.#keep(this.#next, entryText(pending))
+    this.#seqs[this.#next] = ++this.#written
     this.#next = (this.#next + 1) % this.capacity
     if (this.#size < this.capacity) this.#size++
   }
@@ -357,6 +365,13 @@ export class RequestLog {
     this.#large.clear()
     this.#next = 0
     this.#size = 0
+    this.#clearedThrough.clear()
+  }
+
+  /** Forgets the requests of these clients answered so far (an organization clears its own). */
+  clearClients (clientIds: readonly string[]): void {
+    this.#pending.flush()
+    for (const id of clientIds) this.#clearedThrough.set(id, this.#written)
   }
 
   #keep (index: number, text: string): void {
@@ -385,8 +400,11 @@ export class RequestLog {
     const path = filter.path === undefined ? undefined : globMatcher(filter.path)
     const status = filter.status
     const out: RequestLogEntry[] = []
+    const clients = filter.clientIds === undefined ? undefined : new Set(filter.clientIds)
     for (let i = 1; i <= this.#size && out.length < limit; i++) {
-      const r = this.#entry((this.#next - i + this.capacity) % this.capacity)
+      const slot = (this.#next - i + this.capacity) % this.capacity
+      const r = this.#entry(slot)
+      if (clients !== undefined && (r.clientId === null || !clients.has(r.clientId) || this.#seqs[slot] <= (this.#clearedThrough.get(r.clientId) ?? 0))) continue
       if (method !== undefined && r.method !== method) continue
       if (status !== undefined && !(status.endsWith('xx') ? String(r.status)[0] === status[0] : String(r.status) === status)) continue
       if (path !== undefined && !path(pathOf(r))) continue
@@ -419,8 +437,8 @@ export interface RequestLogging {
   list (filter?: RequestLogFilter): Promise<RequestLogEntry[]>
   /** How many entries the log holds. */
   size (): Promise<number>
-  /** Forgets every request answered so far, written or not. */
-  clear (): Promise<void>
+  /** Forgets every request answered so far, written or not; or only those of these clients. */
+  clear (clientIds?: readonly string[]): Promise<void>
   /** Writes what is pending (before the database closes). */
   settle (): Promise<void>
 }
@@ -437,7 +455,11 @@ class MemoryRequestLog implements RequestLogging {
   record (request: FastifyRequest, reply: FastifyReply, payload: unknown, status?: number): void { this.#ring.record(request, reply, payload, status) }
   async list (filter?: RequestLogFilter): Promise<RequestLogEntry[]> { return this.#ring.list(filter) }
   async size (): Promise<number> { return this.#ring.size }
-  async clear (): Promise<void> { this.#ring.clear() }
+  async clear (clientIds?: readonly string[]): Promise<void> {
+    if (clientIds === undefined) this.#ring.clear()
+    else this.#ring.clearClients(clientIds)
+  }
+
   async settle (): Promise<void> {}
 }
 
@@ -522,6 +544,7 @@ class TableRequestLog implements RequestLogging {
       path: filter.path,
       status: filter.status === undefined ? undefined : statusRange(filter.status),
       clientId: filter.clientId,
+      clientIds: filter.clientIds,
       limit: filter.limit ?? 100
     }, this.capacity)
     return rows.map(entry => JSON.parse(entry) as RequestLogEntry)
@@ -532,7 +555,12 @@ class TableRequestLog implements RequestLogging {
     return await this.#store.count(this.capacity)
   }
 
-  async clear (): Promise<void> {
+  async clear (clientIds?: readonly string[]): Promise<void> {
+    if (clientIds !== undefined) {
+      await this.settle()
+      await this.#store.clear(clientIds)
+      return
+    }
     this.#pending = []
     this.#queue = []
     // An insert in flight lands before the deletion.

@@ -34,6 +34,7 @@ export interface FaultRow {
   retryAfterSeconds: number | null
   remaining: number | null
   applied: number
+  organizationId: string | null
   createdAt: string
 }
 
@@ -41,9 +42,10 @@ export interface FaultsStore {
   /** Every rule, in the order they are tried (oldest first). */
   list (): Promise<FaultRow[]>
   add (rule: FaultRow): Promise<void>
-  /** Whether a rule had this id. */
-  delete (id: string): Promise<boolean>
-  clear (): Promise<void>
+  /** Whether a rule had this id (of this organization, when one is named). */
+  delete (id: string, organizationId?: string): Promise<boolean>
+  /** Deletes every rule, or one organization's. */
+  clear (organizationId?: string): Promise<void>
   /**
    * Counts one application of a rule: spends one of its `remaining` (atomically, across replicas),
    * deleting it once spent. `applied` is false when there was nothing left to spend (spent or
@@ -64,6 +66,7 @@ interface StoredFault {
   retry_after_seconds: number | null
   remaining: number | null
   applied: number
+  organization_id: string | null
   created_at: string
 }
 
@@ -79,6 +82,7 @@ const faultRow = (r: StoredFault): FaultRow => ({
   retryAfterSeconds: r.retry_after_seconds,
   remaining: r.remaining,
   applied: r.applied,
+  organizationId: r.organization_id,
   createdAt: r.created_at
 })
 
@@ -87,11 +91,14 @@ const faultRow = (r: StoredFault): FaultRow => ({
 // not change the list, unless it spends the last.
 export function faultsStore (db: Db): FaultsStore {
   const list = db.prepare<[], StoredFault>(`SELECT id, method, path, status, delay_ms, drop_connection, count, probability, retry_after_seconds,
-    remaining, applied, created_at FROM sandbox_faults ORDER BY rowid`)
+    remaining, applied, organization_id, created_at FROM sandbox_faults ORDER BY rowid`)
   const insert = db.prepare(`INSERT INTO sandbox_faults (id, method, path, status, delay_ms, drop_connection, count, probability, retry_after_seconds,
-    remaining, applied, created_at) VALUES (@id, @method, @path, @status, @delayMs, @drop, @count, @probability, @retryAfterSeconds, @remaining, @applied, @createdAt)`)
+    remaining, applied, organization_id, created_at)
+    VALUES (@id, @method, @path, @status, @delayMs, @drop, @count, @probability, @retryAfterSeconds, @remaining, @applied, @organizationId, @createdAt)`)
   const remove = db.prepare('DELETE FROM sandbox_faults WHERE id = ?')
+  const removeOwn = db.prepare('DELETE FROM sandbox_faults WHERE id = ? AND organization_id = ?')
   const removeAll = db.prepare('DELETE FROM sandbox_faults')
+  const removeAllOwn = db.prepare('DELETE FROM sandbox_faults WHERE organization_id = ?')
   // Only a rule with something left (or no count) is applied: under the write lock, so replicas
   // racing for a rule's last use find one winner.
   const spend = db.prepare('UPDATE sandbox_faults SET remaining = remaining - 1, applied = applied + 1 WHERE id = ? AND (remaining IS NULL OR remaining > 0)')
@@ -106,16 +113,16 @@ export function faultsStore (db: Db): FaultsStore {
         await stale()
       })
     },
-    async delete (id) {
+    async delete (id, organizationId) {
       return await write(async () => {
-        const deleted = (await remove.run(id)).changes > 0
+        const deleted = (await (organizationId === undefined ? remove.run(id) : removeOwn.run(id, organizationId))).changes > 0
         if (deleted) await stale()
         return deleted
       })
     },
-    async clear () {
+    async clear (organizationId) {
       await write(async () => {
-        await removeAll.run()
+        await (organizationId === undefined ? removeAll.run() : removeAllOwn.run(organizationId))
         await stale()
       })
     },
@@ -149,6 +156,8 @@ export interface RequestLogSearch {
   /** An inclusive range of statuses. */
   status?: [number, number]
   clientId?: string
+  /** Only entries of these clients. */
+  clientIds?: readonly string[]
   limit: number
 }
 
@@ -159,7 +168,8 @@ export interface RequestLogStore {
   search (search: RequestLogSearch, capacity: number): Promise<string[]>
   /** How many entries there are, at most `capacity`. */
   count (capacity: number): Promise<number>
-  clear (): Promise<void>
+  /** Deletes every entry, or those of these clients. */
+  clear (clientIds?: readonly string[]): Promise<void>
 }
 
 /** A LIKE pattern (escape `\`) for a request log path pattern: `*` matches any characters, the rest is literal. */
@@ -192,9 +202,11 @@ export function requestLogStore (db: Db): RequestLogStore {
       AND (CAST(@path AS TEXT) IS NULL OR path LIKE @path ESCAPE '\\')
       AND (CAST(@statusFrom AS BIGINT) IS NULL OR status BETWEEN @statusFrom AND @statusTo)
       AND (CAST(@clientId AS TEXT) IS NULL OR client_id = @clientId)
+      AND (CAST(@clientIds AS TEXT[]) IS NULL OR client_id = ANY(CAST(@clientIds AS TEXT[])))
     ORDER BY seq DESC LIMIT @limit`).pluck()
   const count = db.prepare<[number], number>('SELECT count(*) FROM (SELECT 1 FROM sandbox_request_log ORDER BY seq DESC LIMIT ?) AS newest').pluck()
   const clear = db.prepare('DELETE FROM sandbox_request_log')
+  const clearClients = db.prepare<[string[]]>('DELETE FROM sandbox_request_log WHERE client_id = ANY(CAST(? AS TEXT[]))')
   return {
     async append (rows, capacity) {
       const kept = rows.length > capacity ? rows.slice(rows.length - capacity) : rows
@@ -210,10 +222,11 @@ export function requestLogStore (db: Db): RequestLogStore {
         statusFrom: s.status?.[0] ?? null,
         statusTo: s.status?.[1] ?? null,
         clientId: s.clientId === undefined ? null : pgText(s.clientId),
+        clientIds: s.clientIds === undefined ? null : s.clientIds.map(pgText),
         limit: s.limit
       })
     },
     async count (capacity) { return (await count.get(capacity)) ?? 0 },
-    async clear () { await clear.run() }
+    async clear (clientIds) { await (clientIds === undefined ? clear.run() : clearClients.run(clientIds.map(pgText))) }
   }
 }

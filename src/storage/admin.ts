@@ -39,8 +39,12 @@ export interface AdminStore {
    */
   atomically (work: () => Promise<void>): Promise<void>
   readonly fixtureRows: FixtureRows
-  /** Deletes every row of every table but settings and migrations; or only one organization's rows. */
-  reset (organizationId?: string): Promise<void>
+  /**
+   * Deletes every row of every table but settings and migrations; or only one organization's rows
+   * (with the organization itself, unless `keepClients`: then its clients, their tokens and the
+   * organization stay, and everything else of it goes).
+   */
+  reset (organizationId?: string, options?: { keepClients?: boolean }): Promise<void>
   /** The organization of a user, whichever organization it is in. */
   userOrganization (userId: string): Promise<string | undefined>
   /** An entity by id, whichever organization and type. */
@@ -70,7 +74,7 @@ export function adminStore (db: Db): AdminStore {
       WHERE c.contype = 'f' AND c.connamespace = current_schema()::regnamespace`
   })
   /** Every table a reset empties, referencing tables before the ones they reference. */
-  const tables = async (): Promise<string[]> => {
+  const tables = async (keepClients = false): Promise<string[]> => {
     const names = (await tableList.all()).filter(name => !KEEP.has(name))
     const parents = new Map<string, Set<string>>()
     for (const r of await references.all()) {
@@ -90,7 +94,16 @@ export function adminStore (db: Db): AdminStore {
       ordered.push(name)
     }
     for (const name of names) visit(name)
-    return ordered.filter(name => names.includes(name))
+    if (!keepClients) return ordered.filter(name => names.includes(name))
+    // The clients and whatever refers to them (their tokens), however far.
+    const kept = new Set<string>()
+    const keep = (name: string): void => {
+      if (kept.has(name)) return
+      kept.add(name)
+      for (const child of parents.get(name) ?? []) keep(child)
+    }
+    keep('clients')
+    return ordered.filter(name => names.includes(name) && !kept.has(name))
   }
 
   const insertOrganization = db.prepare('INSERT INTO organizations (id, name, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING')
@@ -106,7 +119,7 @@ export function adminStore (db: Db): AdminStore {
   const stale = sharedVersionBump(db)
 
   return {
-    async reset (organizationId) {
+    async reset (organizationId, options = {}) {
       // Writes queued before the reset land before it.
       await db.flush()
       await db.write(async () => {
@@ -114,12 +127,12 @@ export function adminStore (db: Db): AdminStore {
         // SQLite: checked at commit, when every referencing row is gone too, whatever the order.
         if (db.dialect === 'sqlite') await db.exec('PRAGMA defer_foreign_keys = ON')
         const withOrganization = new Set(await organizationTables.all())
-        for (const table of await tables()) {
+        for (const table of await tables(options.keepClients === true)) {
           if (organizationId === undefined) await db.exec(`DELETE FROM ${quote(table)}`)
           else if (withOrganization.has(table)) await db.prepare(`DELETE FROM ${quote(table)} WHERE organization_id = ?`).run(organizationId)
         }
         // Rows that reach the organization only through a cascading key go with it.
-        if (organizationId !== undefined) await db.prepare('DELETE FROM organizations WHERE id = ?').run(organizationId)
+        if (organizationId !== undefined && options.keepClients !== true) await db.prepare('DELETE FROM organizations WHERE id = ?').run(organizationId)
         await stale()
       })
       memo.clear()

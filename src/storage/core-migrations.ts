@@ -205,4 +205,22 @@ CREATE TABLE shared_state (
 );
 INSERT INTO shared_state (id) VALUES (1);
 `
+}, {
+  name: '003-organization-clocks',
+  // Organizations with a clock of their own (part 3): an offset from the global clock, or the
+  // instant it stands still at. No row: the organization runs on the global clock.
+  sql: `
+CREATE TABLE sandbox_clocks (
+  organization_id TEXT PRIMARY KEY,
+  offset_ms INTEGER NOT NULL,
+  frozen_at INTEGER
+);
+`,
+  postgres: `
+CREATE TABLE sandbox_clocks (
+  organization_id TEXT COLLATE "C" PRIMARY KEY,
+  offset_ms BIGINT NOT NULL,
+  frozen_at BIGINT
+);
+`
 }]

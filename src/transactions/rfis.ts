@@ -4,7 +4,7 @@
 // TRANSACTION_SETTLEMENT_SECONDS later on the sandbox clock).
 import type { FastifyInstance } from 'fastify'
 import { type ApiError, entityNotFound } from '../errors.js'
-import { control, operation } from '../kit/operation.js'
+import { control, onOrganizationOf, operation } from '../kit/operation.js'
 import { conflict } from '../errors.js'
 import { operationNotAllowed } from '../http/user-context.js'
 import type { SubjectType } from '../auth/guard.js'
@@ -134,7 +134,9 @@ export async function rfiRoutes (app: FastifyInstance): Promise<void> {
     summary: 'Close a request for information unanswered',
     description: 'Closes a pending RFI of a transaction of any organization at once, as the service would: `expired` (what the sandbox clock does ' +
       'RFI_EXPIRY_SECONDS after the RFI opened) or `failed`. A transaction on hold then fails (`statusDetails.reason: ' +
-      'travel-rule-verification-failed`), its hold released, with `core.transaction.status-changed` and `core.account.balance-changed`.',
+      'travel-rule-verification-failed`), its hold released, with `core.transaction.status-changed` and `core.account.balance-changed`. ' +
+      'An organization\'s control token reaches its own organization\'s transactions only.',
+    acts: 'organization',
     params: RfiItemParams,
     body: RfiStatusChange,
     responses: {
@@ -144,12 +146,14 @@ export async function rfiRoutes (app: FastifyInstance): Promise<void> {
     }
   }, async (request) => {
     const { transactionId, requestForInformationId } = request.params
-    if (await ledger.get(undefined, transactionId) === undefined) throw transactionNotFound()
-    const closed = await closeRfi(app, transactionId, requestForInformationId, request.body.status)
-    if (!closed.ok) {
-      if (closed.reason === 'not-found') throw rfiNotFound()
-      throw rfiNotPending((await ledger.rfi(transactionId, requestForInformationId))?.status ?? 'ok')
-    }
-    return { requestForInformation: rfiView(closed.rfi), transaction: transactionView(closed.transaction) }
+    const found = await ledger.get(undefined, transactionId)
+    return await onOrganizationOf(app, request, found?.organizationId, transactionNotFound, async () => {
+      const closed = await closeRfi(app, transactionId, requestForInformationId, request.body.status)
+      if (!closed.ok) {
+        if (closed.reason === 'not-found') throw rfiNotFound()
+        throw rfiNotPending((await ledger.rfi(transactionId, requestForInformationId))?.status ?? 'ok')
+      }
+      return { requestForInformation: rfiView(closed.rfi), transaction: transactionView(closed.transaction) }
+    })
   })
 }

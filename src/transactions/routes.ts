@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify'
 import formbody from '@fastify/formbody'
 import { Type } from 'typebox'
-import { control, operation } from '../kit/operation.js'
+import { control, onOrganizationOf, operation } from '../kit/operation.js'
 import { ApiError, conflict } from '../errors.js'
 import { userContext } from '../http/user-context.js'
 import { pageOf, pageRows, pageWindow, paginationFor, publicBase } from '../http/pagination.js'
@@ -156,7 +156,9 @@ export async function transactionRoutes (app: FastifyInstance): Promise<void> {
       'becomes the debit, the destination is credited, fees are taken), `failed` releases its hold (`reason`, default `unspecified-error`), ' +
       '`on-hold` opens a pending travel-rule request for information (`reason`, default `pending-requests-for-information`); answering it ' +
       'resumes the transaction. Emits `core.transaction.status-changed` and each moved account\'s `core.account.balance-changed`. ' +
-      'The same status again changes nothing. A transaction waiting for 3-D Secure can be decided here too.',
+      'The same status again changes nothing. A transaction waiting for 3-D Secure can be decided here too. ' +
+      'An organization\'s control token reaches its own organization\'s transactions only.',
+    acts: 'organization',
     params: TransactionParams,
     body: TransactionStatusChange,
     responses: {
@@ -167,12 +169,14 @@ export async function transactionRoutes (app: FastifyInstance): Promise<void> {
   }, async (request) => {
     const { transactionId } = request.params
     const t = await ledger.get(undefined, transactionId)
-    if (t === undefined) throw transactionNotFound()
-    if (isFinal(t)) throw notPending(t.status)
-    const changed = await changeTransactionStatus(app, transactionId, request.body.status, request.body.reason ?? null)
-    if (changed === undefined) throw transactionNotFound()
-    if (changed === 'final') throw notPending((await ledger.get(undefined, transactionId))?.status ?? 'completed')
-    return { transaction: transactionView(changed) }
+    return await onOrganizationOf(app, request, t?.organizationId, transactionNotFound, async () => {
+      if (t === undefined) throw transactionNotFound()
+      if (isFinal(t)) throw notPending(t.status)
+      const changed = await changeTransactionStatus(app, transactionId, request.body.status, request.body.reason ?? null)
+      if (changed === undefined) throw transactionNotFound()
+      if (changed === 'final') throw notPending((await ledger.get(undefined, transactionId))?.status ?? 'completed')
+      return { transaction: transactionView(changed) }
+    })
   })
 
   // The confirmation page: end users' browsers reach it without the admin token. Its form posts
@@ -189,7 +193,7 @@ export async function transactionRoutes (app: FastifyInstance): Promise<void> {
       id: 'sandboxThreeDsPage',
       method: 'GET',
       url: '/_sandbox/3ds/:transactionId',
-      open: true,
+      acts: 'open',
       summary: '3-D Secure confirmation page',
       description: 'The page at a 3-D Secure card transaction\'s `origin.node.confirmationUrl`: the amount, and Approve and Decline buttons ' +
         '(a form that posts back here). Once answered, it says the transaction needs no confirmation any more. No admin token: end users\' ' +
@@ -212,7 +216,7 @@ export async function transactionRoutes (app: FastifyInstance): Promise<void> {
       id: 'sandboxThreeDsAnswer',
       method: 'POST',
       url: '/_sandbox/3ds/:transactionId',
-      open: true,
+      acts: 'open',
       summary: 'Answer a 3-D Secure confirmation',
       description: 'The confirmation page\'s form (`decision=approve` or `decision=decline`, form-encoded or JSON). Approve: the transaction ' +
         'settles as any other (after TRANSACTION_SETTLEMENT_SECONDS). Decline: it fails with `card-unauthorized` (`core.transaction.status-changed`). ' +

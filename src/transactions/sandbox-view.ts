@@ -4,7 +4,7 @@
 // and a transaction on hold to the control that expires its pending request for information.
 import type { FastifyInstance } from 'fastify'
 import { LedgerView, LedgerViewQuery } from '../../schemas/ledger-view.js'
-import { control } from '../kit/operation.js'
+import { callerOrganization, control } from '../kit/operation.js'
 import { accountsOf } from '../accounts/service.js'
 import { ledgerOf } from './service.js'
 import type { TransactionRecord } from './store.js'
@@ -28,11 +28,13 @@ export async function ledgerView (app: FastifyInstance): Promise<void> {
     url: '/_sandbox/ledger',
     summary: 'List users\' accounts and transactions',
     description: `The users (of \`organizationId\`, or of every organization; at most ${USERS}) with their accounts (at most ${ACCOUNTS} each) and balances, ` +
-      `and the newest ${TRANSACTIONS} transactions with their status. The dashboard shows them, with the control actions of each pending transaction.`,
+      `and the newest ${TRANSACTIONS} transactions with their status. The dashboard shows them, with the control actions of each pending transaction. ` +
+      'An organization\'s control token sees its own organization only.',
+    acts: 'organization',
     querystring: LedgerViewQuery,
     responses: { 200: { description: 'The users\' accounts and the transactions.', ...LedgerView } }
   }, async (request) => {
-    const { organizationId } = request.query
+    const organizationId = callerOrganization(request, request.query.organizationId)
     const organizations = organizationId === undefined ? (await app.storage.organizations.list()).map(o => o.id) : [organizationId]
     const accounts = accountsOf(app)
     const ledger = ledgerOf(app)

@@ -12,6 +12,7 @@
 import { randomUUID } from 'node:crypto'
 import { groupCommit, type Db } from '../storage/db.js'
 import { recordEvent } from '../storage/outbox.js'
+import { dueScopeParams, onDueScope, type DueScope } from '../storage/shared.js'
 import type { NewEvent } from '../storage/types.js'
 import { Decimal } from '../money/decimal.js'
 import { metadataInserter, type MetadataRevision } from '../storage/metadata.js'
@@ -228,9 +229,9 @@ export interface LedgerStore {
   /** A page of the account's transactions, newest first. */
   listForAccount (accountId: string, offset: number, limit: number): Promise<TransactionRecord[]>
   /** Pending transactions whose `settleAt` has come, oldest first. */
-  due (now: number, limit: number): Promise<string[]>
+  due (now: number, limit: number, scope: DueScope): Promise<string[]>
   /** Settles the unsettled funds whose time has come (available += amount), with their events. */
-  settleFunds (now: number, limit: number, events: LedgerEvents): Promise<number>
+  settleFunds (now: number, limit: number, scope: DueScope, events: LedgerEvents): Promise<number>
 
   /** The transaction's RFIs, oldest first. */
   rfis (transactionId: string): Promise<RfiRecord[]>
@@ -249,7 +250,7 @@ export interface LedgerStore {
   closeRfi (transactionId: string, rfiId: string, status: 'expired' | 'failed', at: number, events: LedgerEvents):
   Promise<{ ok: true, rfi: RfiRecord, transaction: TransactionRecord } | { ok: false, reason: 'not-found' | 'not-pending' }>
   /** Pending RFIs created at or before `cutoff` (ISO), oldest first: the ones expiring. */
-  staleRfis (cutoff: string, limit: number): Promise<Array<{ transactionId: string, id: string }>>
+  staleRfis (cutoff: string, limit: number, scope: DueScope): Promise<Array<{ transactionId: string, id: string }>>
 
   /** The postings of every account of the user up to `until` (ms), oldest first: the portfolio's history. */
   userPostings (userId: string, until: number): Promise<Array<{ accountId: string, asset: string, total: string, available: string, totalAfter: string, availableAfter: string, at: number, transactionId: string }>>
@@ -294,13 +295,14 @@ export function ledgerStore (db: Db): LedgerStore {
     ORDER BY t.created_at DESC, t.id DESC LIMIT ? OFFSET ?`)
   const listAccount = db.prepare<[string, number, number], TransactionRow>(`SELECT t.* FROM transaction_parties p JOIN transactions t ON t.id = p.transaction_id
     WHERE p.account_id = ? ORDER BY p.created_at DESC, p.transaction_id DESC LIMIT ? OFFSET ?`)
-  const dueRows = db.prepare<[number, number], string>(`SELECT id FROM transactions WHERE settle_at IS NOT NULL AND settle_at <= ? AND status = 'processing'
-    ORDER BY settle_at, id LIMIT ?`).pluck()
+  const dueRows = db.prepare<[number, string | null, string | null, number], string>(`SELECT id FROM transactions WHERE settle_at IS NOT NULL AND settle_at <= ? AND status = 'processing'
+    AND ${onDueScope('organization_id')} ORDER BY settle_at, id LIMIT ?`).pluck()
   const unsettledOf = db.prepare<[string], { amount: string, settle_at: number }>('SELECT amount, settle_at FROM ledger_unsettled WHERE account_id = ? AND settled_at IS NULL')
   const insertUnsettled = db.prepare(`INSERT INTO ledger_unsettled (id, organization_id, account_id, transaction_id, asset, amount, reason, settle_at, settled_at)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL)`)
-  const dueFunds = db.prepare<[number, number], { id: string, organization_id: string, account_id: string, transaction_id: string, asset: string, amount: string }>(
-    'SELECT id, organization_id, account_id, transaction_id, asset, amount FROM ledger_unsettled WHERE settled_at IS NULL AND settle_at <= ? ORDER BY settle_at, id LIMIT ?')
+  const dueFunds = db.prepare<[number, string | null, string | null, number], { id: string, organization_id: string, account_id: string, transaction_id: string, asset: string, amount: string }>(
+    `SELECT id, organization_id, account_id, transaction_id, asset, amount FROM ledger_unsettled WHERE settled_at IS NULL AND settle_at <= ?
+      AND ${onDueScope('organization_id')} ORDER BY settle_at, id LIMIT ?`)
   const markSettled = db.prepare('UPDATE ledger_unsettled SET settled_at = ? WHERE id = ? AND settled_at IS NULL')
   const ownerOf = db.prepare<[string], string | null>('SELECT user_id FROM ledger_balances WHERE account_id = ?').pluck()
   const userNonZero = db.prepare<[string], { total: string }>('SELECT total FROM ledger_balances WHERE user_id = ?')
@@ -313,8 +315,8 @@ export function ledgerStore (db: Db): LedgerStore {
   const rfiOf = db.prepare<[string, string], RfiRow>('SELECT * FROM transaction_rfis WHERE transaction_id = ? AND id = ?')
   const answer = db.prepare("UPDATE transaction_rfis SET status = 'ok', data = ?, updated_at = ? WHERE transaction_id = ? AND id = ? AND status = 'pending'")
   const closeRfi = db.prepare("UPDATE transaction_rfis SET status = ?, updated_at = ? WHERE transaction_id = ? AND id = ? AND status = 'pending'")
-  const staleRfis = db.prepare<[string, number], { transaction_id: string, id: string }>(
-    "SELECT transaction_id, id FROM transaction_rfis WHERE status = 'pending' AND created_at <= ? ORDER BY created_at, id LIMIT ?")
+  const staleRfis = db.prepare<[string, string | null, string | null, number], { transaction_id: string, id: string }>(
+    `SELECT transaction_id, id FROM transaction_rfis WHERE status = 'pending' AND created_at <= ? AND ${onDueScope('organization_id')} ORDER BY created_at, id LIMIT ?`)
   const closeRfis = db.prepare("UPDATE transaction_rfis SET status = ?, updated_at = ? WHERE transaction_id = ? AND status = 'pending'")
   const partyOf = db.prepare<[string, string, string], number>('SELECT 1 FROM transaction_parties WHERE transaction_id = ? AND organization_id = ? AND user_id = ? LIMIT 1').pluck()
   const pendingRfis = db.prepare<[string], number>("SELECT count(*) FROM transaction_rfis WHERE transaction_id = ? AND status = 'pending'").pluck()
@@ -575,10 +577,10 @@ export function ledgerStore (db: Db): LedgerStore {
     },
     async listForUser (organizationId, userId, offset, limit) { return (await listUser.all(organizationId, userId, limit, offset)).map(toRecord) },
     async listForAccount (accountId, offset, limit) { return (await listAccount.all(accountId, limit, offset)).map(toRecord) },
-    async due (now, limit) { return await dueRows.all(now, limit) },
-    async settleFunds (now, limit, events) {
+    async due (now, limit, scope) { return await dueRows.all(now, ...dueScopeParams(scope), limit) },
+    async settleFunds (now, limit, scope, events) {
       return await write(async () => {
-        const rows = await dueFunds.all(now, limit)
+        const rows = await dueFunds.all(now, ...dueScopeParams(scope), limit)
         for (const f of rows) {
           if ((await markSettled.run(now, f.id)).changes !== 1) continue
           const owner = await ownerOf.get(f.account_id) ?? null
@@ -626,8 +628,8 @@ export function ledgerStore (db: Db): LedgerStore {
         return { ok: true as const, rfi: toRfi((await rfiOf.get(transactionId, rfiId))!), transaction }
       })
     },
-    async staleRfis (cutoff, limit) {
-      return (await staleRfis.all(cutoff, limit)).map(r => ({ transactionId: r.transaction_id, id: r.id }))
+    async staleRfis (cutoff, limit, scope) {
+      return (await staleRfis.all(cutoff, ...dueScopeParams(scope), limit)).map(r => ({ transactionId: r.transaction_id, id: r.id }))
     },
 
     async userPostings (userId, until) {

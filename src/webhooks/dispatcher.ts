@@ -117,12 +117,12 @@ export class Dispatcher {
       const events = await storage.events.pending(BATCH)
       // One write for the batch, in event order: each event's mark decides whether this replica
       // fans it out (another may have read it as pending too), with its messages.
-      if (events.length > 0) await this.#o.store.fanOut(events, clock.now(), newMessageId, async e => await storage.events.markDispatched(e.seq))
+      if (events.length > 0) await this.#o.store.fanOut(events, clock.globalNow(), newMessageId, async e => await storage.events.markDispatched(e.seq))
       if (events.length < BATCH || this.#stopped) break
     }
     if (this.#stopped) return
     const leaseMs = this.#o.leaseMs ?? leaseOverride.ms ?? leaseMsFor(this.#o.timeoutMs)
-    const claimed = await this.#o.store.claimDue(clock.now(), BATCH, leaseMs, id => this.#inFlight.has(id))
+    const claimed = await this.#o.store.claimDue(clock.globalNow(), BATCH, leaseMs, id => this.#inFlight.has(id))
     for (const delivery of claimed) {
       const id = delivery.message.id
       // Claimed: started even when stopping meanwhile, to give its lease back at once.
@@ -140,10 +140,10 @@ export class Dispatcher {
   /** A timer for the next due attempt while the clock runs; a frozen clock only moves by 'change'. */
   async #arm (): Promise<void> {
     clearTimeout(this.#timer)
-    if (this.#stopped || this.#o.clock.frozen) return
+    if (this.#stopped || this.#o.clock.frozenFor(null)) return
     const at = await this.#o.store.nextDueAt()
     if (at === undefined) return
-    const delay = at - this.#o.clock.now()
+    const delay = at - this.#o.clock.globalNow()
     // Due already: in flight here, and its end runs the next pass; or leased to another replica,
     // whose save ends it (this replica's poll finds the message again if that lease lapses).
     if (delay <= 0) return
@@ -156,11 +156,15 @@ export class Dispatcher {
     // from another replica.
     const abandon = async (): Promise<void> => { if (lease !== null) await this.#o.store.releaseLease(message.id, lease) }
     if (this.#shutdown.signal.aborted) return await abandon()
-    const timestamp = clock.nowSeconds()
+    // Deliveries are scheduled on the global clock (one schedule for every organization); what the
+    // receiver sees (the timestamp, the attempt's time) and the secret's grace period are on the
+    // message's organization's clock.
+    const own = clock.of(message.organizationId)
+    const timestamp = own.nowSeconds()
     // During a rotation's grace period the replaced secret signs too (Standard Webhooks: one
     // `v1,<signature>` per secret, space-separated), so receivers that still hold it, and those
     // that already hold the new one, both verify.
-    const secrets = previousSecret !== null && previousSecretExpiresAt !== null && clock.now() < previousSecretExpiresAt
+    const secrets = previousSecret !== null && previousSecretExpiresAt !== null && own.now() < previousSecretExpiresAt
       ? [secret, previousSecret]
       : [secret]
     const signal = AbortSignal.any([AbortSignal.timeout(timeoutMs), this.#shutdown.signal])
@@ -183,13 +187,13 @@ export class Dispatcher {
       error = signal.aborted ? `Timed out after ${timeoutMs} ms` : describe(err)
     }
     const durationMs = Math.round(performance.now() - started)
-    const now = clock.now()
+    const now = clock.globalNow()
     const saved = await this.#o.store.recordAttempt({
       id: randomUUID(),
       organizationId: message.organizationId,
       messageId: message.id,
       url,
-      attemptedAt: new Date(now).toISOString(),
+      attemptedAt: own.iso(),
       statusCode,
       error,
       durationMs,

@@ -56,7 +56,7 @@ export class Retention {
   async prune (): Promise<Pruned> {
     const { store, clock, retentionSeconds } = this.#o
     if (retentionSeconds === 0) return { messages: 0, managementLinks: 0 }
-    const before = clock.now() - retentionSeconds * 1000
+    const before = clock.globalNow() - retentionSeconds * 1000
     const drain = async (batch: () => Promise<number>): Promise<number> => {
       let total = 0
       for (;;) {

@@ -93,7 +93,7 @@ export class WebhooksService {
     if (!LINK_TOKEN.test(token)) return { state: 'invalid' }
     const link = await this.#store.findManagementLink(hashLinkToken(token))
     if (link === undefined) return { state: 'invalid' }
-    if (this.#app.clock.now() >= link.expiresAt) return { state: 'expired', expiresAt: link.expiresAt }
+    if (this.#app.clock.nowFor(link.organizationId) >= link.expiresAt) return { state: 'expired', expiresAt: link.expiresAt }
     return { state: 'valid', organizationId: link.organizationId, expiresAt: link.expiresAt }
   }
 
@@ -177,7 +177,7 @@ export class WebhooksService {
       body: JSON.stringify(event.payload),
       status: 'pending',
       attemptCount: 0,
-      nextAttemptAt: clock.now(),
+      nextAttemptAt: clock.globalNow(),
       createdAt: event.createdAt
     })
     this.#dispatcher.kick()
@@ -197,7 +197,7 @@ export class WebhooksService {
     const endpoint = await this.#store.getEndpoint(organizationId, existing.endpointId)
     if (endpoint === undefined) throw entityNotFound('message')
     if (endpoint.disabled) throw endpointDisabled()
-    const message = await this.#store.replay(organizationId, id, clock.now())
+    const message = await this.#store.replay(organizationId, id, clock.globalNow())
     if (message === undefined) throw entityNotFound('message')
     this.#dispatcher.kick()
     return toMessageJson(message)

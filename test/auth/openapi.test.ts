@@ -111,9 +111,12 @@ t.test('every registered route is in the document with the scopes and subjects i
       t.strictSame(op.security, [{ OAuth2: auth.scopes }], `${route.method} ${path}: security names the scopes its guard checks`)
       t.strictSame(op['x-subjects'], auth.subjects, `${route.method} ${path}: x-subjects names the subjects its guard allows`)
       for (const status of ['401', '403', '429']) t.ok(op.responses[status], `${route.method} ${path} documents ${status}`)
-    } else if (route.config?.admin === true) {
-      t.strictSame(op.security, [{ SandboxAdmin: [] }], `${route.method} ${path}: the admin guard`)
+    } else if (route.config?.control !== undefined) {
+      const expected = route.config.control === 'global' ? [{ SandboxAdmin: [] }] : [{ SandboxAdmin: [] }, { OAuth2: ['sandbox:control'] }]
+      t.strictSame(op.security, expected, `${route.method} ${path}: the control guard`)
+      t.equal(op['x-sandbox-acts'], route.config.control, `${route.method} ${path}: declares whom it acts for`)
       t.ok(op.responses['401'], `${route.method} ${path} documents 401`)
+      t.ok(op.responses['403'], `${route.method} ${path} documents 403`)
     } else {
       t.strictSame(op.security ?? [], [], `${route.method} ${path}: open`)
       t.equal(op['x-subjects'], undefined)

@@ -49,11 +49,11 @@ t.test('entries and pins round-trip; every write changes the version; a second s
   t.same((await service.getCountry('US')).restrictions, [{ scope: 'phone' }])
   t.equal((await service.listRails({ network: ['abc-chain'] })).length, 1)
 
-  await store.pin('ABC', '3.5', clock.now())
+  await store.pin(undefined, 'ABC', '3.5', clock.now())
   t.not(await store.version(), v1)
   t.equal((await other.getRates('ABC', ['USD'])).USD.mid, '3.5', 'another replica\'s snapshot follows the store')
-  t.equal(await store.release('ABC'), 1)
-  t.equal(await store.release(), 0)
+  t.equal(await store.release(undefined, 'ABC'), 1)
+  t.equal(await store.release(undefined), 0)
   t.equal((await other.getRates('ABC', ['USD'])).USD.mid !== '3.5', true)
 
   await store.putEntries({ assets: [{ code: 'BTC', name: 'Bitcoin', type: 'crypto', decimals: 8, features: ['sell'] }], networks: [], rails: [], countries: [] })
@@ -80,7 +80,7 @@ t.test('sorts: code, name, price, price delta and market cap, unpriced assets la
   t.same(cap.slice(-3).sort(), ['EUR', 'GBP', 'USD'], 'fiat has no market cap: last')
   t.same((await codes('market-cap:asc')).slice(-3).sort(), ['EUR', 'GBP', 'USD'], 'last in either direction')
   // Pinning ETH far up makes it the top mover of the hour.
-  await store.pin('ETH', '100000', clock.now() - 1000)
+  await store.pin(undefined, 'ETH', '100000', clock.now() - 1000)
   t.equal((await codes('price-delta:desc:one-hour'))[0], 'ETH')
   t.equal((await codes('price-delta:asc:one-hour')).at(-1), 'ETH')
 })

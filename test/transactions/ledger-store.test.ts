@@ -212,8 +212,8 @@ t.test('ledger store', async t => {
     t.match(resumed, { status: 'processing', reason: null, settleAt })
     t.same(await ledger.answerRfi(tx.record.id, rfi.id, {}, app.clock.now(), settleAt, r.events), { ok: false, reason: 'not-pending' })
     t.same(await ledger.answerRfi(tx.record.id, randomUUID(), {}, app.clock.now(), settleAt, r.events), { ok: false, reason: 'not-found' })
-    t.same(await ledger.due(settleAt - 1, 10), [])
-    t.same(await ledger.due(settleAt, 10), [tx.record.id])
+    t.same(await ledger.due(settleAt - 1, 10, null), [])
+    t.same(await ledger.due(settleAt, 10, null), [tx.record.id])
     t.same(r.seen.filter(s => s.startsWith('core.transaction')), [
       `core.transaction.created ${tx.record.id}:processing`,
       `core.transaction.status-changed ${tx.record.id}:on-hold`,
@@ -230,8 +230,8 @@ t.test('ledger store', async t => {
     t.same(await ledger.unsettled(usd), { amount: '250.5', settlementAt: until })
     t.ok(await balanced(app, made.id))
     const r = recorder(app)
-    t.equal(await ledger.settleFunds(until - 1, 10, r.events), 0)
-    t.ok(await ledger.settleFunds(until, 100, r.events) >= 1)
+    t.equal(await ledger.settleFunds(until - 1, 10, null, r.events), 0)
+    t.ok(await ledger.settleFunds(until, 100, null, r.events) >= 1)
     t.same(await ledger.balance(usd), { total: '250.5', available: '250.5' })
     t.equal(await ledger.unsettled(usd), undefined)
     t.same(r.seen, [`core.account.balance-changed ${usd}:250.5/250.5`])
