@@ -89,7 +89,7 @@ t.test('the OAuth2 security scheme offers every scope of the spec and the partne
     const scheme = (await app.inject({ method: 'GET', url: '/openapi.json' })).json().components.securitySchemes.OAuth2
     t.equal(scheme.type, 'oauth2')
     t.equal(scheme.flows.clientCredentials.tokenUrl, '/core/oauth2/token')
-    t.strictSame(Object.keys(scheme.flows.clientCredentials.scopes).sort(), [...Object.keys(SPEC_SCOPES), `${partnerArea}.kyc-sharing:identify-user`, `${partnerArea}.kyc-sharing:create-session`].sort())
+    t.strictSame(Object.keys(scheme.flows.clientCredentials.scopes).sort(), [...Object.keys(SPEC_SCOPES), `${partnerArea}.kyc-sharing:identify-user`, `${partnerArea}.kyc-sharing:create-session`, 'sandbox:control'].sort())
     for (const [scope, grants] of Object.entries(SPEC_SCOPES)) t.equal(scheme.flows.clientCredentials.scopes[scope], grants, scope)
   }
 })

@@ -74,8 +74,11 @@ t.test('the OpenAPI document describes every control operation under the Sandbox
     const op = doc.paths[path]?.[method.toLowerCase()]
     t.ok(op, `${method} ${path} is described`)
     t.same(op?.tags, ['Sandbox'])
-    t.same(op?.security, [{ SandboxAdmin: [] }])
+    // Per organization: the admin token or an organization's control token; global: the admin token only.
+    t.same(op?.security, op?.['x-sandbox-acts'] === 'global' ? [{ SandboxAdmin: [] }] : [{ SandboxAdmin: [] }, { OAuth2: ['sandbox:control'] }])
+    t.ok(['global', 'organization'].includes(op?.['x-sandbox-acts']), `${method} ${path} declares whom it acts for`)
     t.ok(op?.responses?.['401'], 'documents the 401')
+    t.ok(op?.responses?.['403'], 'documents the 403')
     t.ok(op?.description?.length > 10)
   }
   t.ok(doc.paths['/_sandbox/'].get.responses['200'])

@@ -15,7 +15,7 @@ t.test('GET /_sandbox/clock shows sandbox time and whether it is frozen', async 
   const app = await build(t)
   const res = await app.inject({ method: 'GET', url: '/_sandbox/clock' })
   t.equal(res.statusCode, 200)
-  t.same(res.json(), { now: app.clock.iso(), frozen: true })
+  t.same(res.json(), { now: app.clock.iso(), frozen: true, organizationId: null })
 })
 
 t.test('advancing the clock past expires_in expires a token: 401 token_expired', async t => {
@@ -38,7 +38,7 @@ t.test('advancing the clock past expires_in expires a token: 401 token_expired',
 t.test('set, freeze, unfreeze and back to real time', async t => {
   const app = await build(t)
   const set = await app.inject({ method: 'POST', url: '/_sandbox/clock', payload: { now: '2030-01-02T03:04:05.000Z' } })
-  t.same(set.json(), { now: '2030-01-02T03:04:05.000Z', frozen: true })
+  t.same(set.json(), { now: '2030-01-02T03:04:05.000Z', frozen: true, organizationId: null })
 
   const running = await app.inject({ method: 'POST', url: '/_sandbox/clock', payload: { frozen: false } })
   t.equal(running.json().frozen, false)
