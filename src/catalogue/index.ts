@@ -12,7 +12,7 @@ import {
 import { commaSeparated } from '../http/query.js'
 import { defineArea } from '../kit/area.js'
 import { operation } from '../kit/operation.js'
-import { catalogueService } from './lookup.js'
+import { catalogueService, catalogueStoreOf } from './lookup.js'
 import { catalogueFixtures } from './fixtures.js'
 import { migrations } from './migrations.js'
 import sandboxRates from './sandbox-routes.js'
@@ -299,6 +299,10 @@ export default defineArea({
   migrations,
   fixtures: catalogueFixtures,
   // A reset deletes the catalogue's rows: the snapshot follows at once.
-  reset: async (app, organizationId) => { if (organizationId === undefined) await catalogueService(app).reload() },
+  // An organization's reset took its pins: the version moves (every replica's snapshot follows).
+  reset: async (app, organizationId) => {
+    if (organizationId !== undefined) await catalogueStoreOf(app).release(organizationId)
+    await catalogueService(app).reload()
+  },
   plugin: catalogueRoutes
 })

@@ -18,6 +18,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The answer's payload, kept by onSend for the request log. */
     sandboxPayload: unknown
+    /** The client of a request a fault rule answered before the guard (its token's signature checked), for the request log. */
+    faultedClient: string | null
   }
 }
 
@@ -43,6 +45,7 @@ async function sandboxInfrastructure (app: FastifyInstance): Promise<void> {
   // Entries answered just before closing are written while the database is still open.
   app.addHook('onClose', async () => { await log.settle() })
   app.decorateRequest('sandboxPayload', null)
+  app.decorateRequest('faultedClient', null)
   // Response shapes of the control API, named once in the OpenAPI document.
   for (const schema of SANDBOX_SCHEMAS) app.addSchema(schema)
 
@@ -52,6 +55,8 @@ async function sandboxInfrastructure (app: FastifyInstance): Promise<void> {
     const taking = faults.take(request.method, pathOf(request.url), () => tokenOrganization(request.headers.authorization))
     if (taking === undefined) return done()
     const act = (rule: FaultView): void => {
+      const token = /^bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1]
+      if (token !== undefined) request.faultedClient = app.tokens.signedClient(token) ?? null
       if (rule.drop) {
         // No answer at all: the client sees the connection close.
         reply.hijack()

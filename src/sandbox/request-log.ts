@@ -190,7 +190,7 @@ const VERIFIED_BUT_REFUSED = /"code":"token_(expired|revoked)"/
 
 /** The client a request spoke for: the guard's, else the one its credentials name. */
 function clientOf (request: FastifyRequest, status: number, answer: string | null): string | null {
-  const guarded = request.auth?.clientId
+  const guarded = request.auth?.clientId ?? request.faultedClient ?? undefined
   if (guarded !== undefined) return guarded
   const header = request.headers.authorization
   if (request.url.startsWith(TOKEN_ENDPOINT)) return tokenEndpointClient(request.body, header)
