@@ -88,7 +88,8 @@ export default async function transferRoutes (app: FastifyInstance): Promise<voi
         if (missing.length > 0) return requestInvalid('body', missing)
         const policy = signer.verifyUpload(fields.policy, fields.signature)
         if (policy === undefined || policy.fileId !== fileId || fields.key !== fileId) return signatureInvalid('upload')
-        if (app.clock.now() > policy.expiresAt) return uploadExpired(policy.expiresAt)
+        // The upload form was issued on its organization's clock.
+        if (app.clock.nowFor(policy.organizationId) > policy.expiresAt) return uploadExpired(policy.expiresAt)
         const file = await files.get(policy.organizationId, fileId)
         if (file === undefined) return entityNotFound('file')
         if (file.status !== 'pending') return new ApiError(409, 'file_already_uploaded', 'The file has already been uploaded')
@@ -130,7 +131,7 @@ export default async function transferRoutes (app: FastifyInstance): Promise<voi
       }
       if (problem !== undefined) throw problem
       if (!sawFile || upload === undefined) throw requestInvalid('body', [{ property: 'file', rule: 'required' }])
-      const outcome = await files.upload(upload.organizationId, fileId, upload.bytes, app.clock.iso())
+      const outcome = await files.upload(upload.organizationId, fileId, upload.bytes, app.clock.of(upload.organizationId).iso())
       if (outcome === 'not-found') throw entityNotFound('file')
       if (outcome === 'already-uploaded') throw new ApiError(409, 'file_already_uploaded', 'The file has already been uploaded')
       return reply.code(204).send()
@@ -166,7 +167,7 @@ export default async function transferRoutes (app: FastifyInstance): Promise<voi
       if (file === undefined) throw entityNotFound('file')
       if (!signer.verifyDownload(file.organizationId, fileId, expires, signature)) throw signatureInvalid('download')
       const expiresAt = Number(expires) * 1000
-      if (app.clock.now() > expiresAt) throw downloadExpired(expiresAt)
+      if (app.clock.nowFor(file.organizationId) > expiresAt) throw downloadExpired(expiresAt)
       const bytes = file.status === 'uploaded' ? await filesOf(app).content(file.organizationId, fileId) : undefined
       if (bytes === undefined) throw entityNotFound('file')
       return reply

@@ -232,7 +232,8 @@ export async function transactionRoutes (app: FastifyInstance): Promise<void> {
     }, async (request, reply) => {
       const { transactionId } = request.params
       const t = await confirmable(transactionId)
-      const outcome = await authorize(app, transactionId, request.body.decision === 'approve')
+      // On the transaction's organization's clock (the page has no token to say it).
+      const outcome = await app.clock.within(t.organizationId, async () => await authorize(app, transactionId, request.body.decision === 'approve'))
       if (outcome === undefined) throw transactionNotFound()
       if (outcome === 'final') throw authorizationNotPending((await ledger.get(undefined, transactionId))?.status ?? t.status)
       const returnUrl = outcome.returnUrl ?? t.body.origin.node.confirmationUrl as string
