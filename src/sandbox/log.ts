@@ -16,7 +16,9 @@ export default async function log (app: FastifyInstance): Promise<void> {
         '4096 characters are cut. The log is bounded by REQUEST_LOG_SIZE (oldest dropped); a reset does not empty it. On SQLite it is in memory ' +
         '(a restart empties it); on PostgreSQL it is in the database, shared by every replica (each request served by any of them). ' +
         'Not logged: reads of the control API (`GET /_sandbox/...`: the dashboard, health, clock, clients, ...) and the log\'s own routes. ' +
-        'Filters combine: `method`, `path` (exact, or with `*` for any characters), `status` (`404` or `4xx`), `clientId`, `limit` (default 100).',
+        'Filters combine: `method`, `path` (exact, or with `*` for any characters), `status` (`404` or `4xx`), `clientId`, `limit` (default 100). ' +
+        'Paging: `offset` skips that many of the matching entries, newest first (default 0), so `limit=20&offset=20` is the second page of 20; ' +
+        'requests logged between two reads shift the pages by as many entries.',
     querystring: RequestLogQuery,
     responses: { 200: { description: 'The log.', ...RequestLogView } }
   }, async (request) => ({

@@ -69,6 +69,8 @@ export interface RequestLogFilter {
   status?: string
   clientId?: string
   limit?: number
+  /** Matching entries to skip, newest first, before the `limit` kept (paging). */
+  offset?: number
 }
 
 /** `*` matches any run of characters; everything else is literal. */
@@ -384,6 +386,7 @@ export class RequestLog {
     const method = filter.method?.toUpperCase()
     const path = filter.path === undefined ? undefined : globMatcher(filter.path)
     const status = filter.status
+    let skip = filter.offset ?? 0
     const out: RequestLogEntry[] = []
     for (let i = 1; i <= this.#size && out.length < limit; i++) {
       const r = this.#entry((this.#next - i + this.capacity) % this.capacity)
@@ -391,6 +394,7 @@ export class RequestLog {
       if (status !== undefined && !(status.endsWith('xx') ? String(r.status)[0] === status[0] : String(r.status) === status)) continue
       if (path !== undefined && !path(pathOf(r))) continue
       if (filter.clientId !== undefined && r.clientId !== filter.clientId) continue
+      if (skip > 0) { skip--; continue }
       out.push(formatEntry(r))
     }
     return out
@@ -522,7 +526,8 @@ class TableRequestLog implements RequestLogging {
       path: filter.path,
       status: filter.status === undefined ? undefined : statusRange(filter.status),
       clientId: filter.clientId,
-      limit: filter.limit ?? 100
+      limit: filter.limit ?? 100,
+      offset: filter.offset ?? 0
     }, this.capacity)
     return rows.map(entry => JSON.parse(entry) as RequestLogEntry)
   }

@@ -150,12 +150,14 @@ export interface RequestLogSearch {
   status?: [number, number]
   clientId?: string
   limit: number
+  /** Matching entries skipped (newest first) before the `limit` returned. */
+  offset?: number
 }
 
 export interface RequestLogStore {
   /** Adds entries (oldest first) and deletes the oldest beyond `capacity`, in one statement. */
   append (rows: RequestLogRow[], capacity: number): Promise<void>
-  /** The JSON of the newest `limit` entries that match, among the newest `capacity`, newest first. */
+  /** The JSON of the newest `limit` entries that match after the first `offset` of them, among the newest `capacity`, newest first. */
   search (search: RequestLogSearch, capacity: number): Promise<string[]>
   /** How many entries there are, at most `capacity`. */
   count (capacity: number): Promise<number>
@@ -192,7 +194,7 @@ export function requestLogStore (db: Db): RequestLogStore {
       AND (CAST(@path AS TEXT) IS NULL OR path LIKE @path ESCAPE '\\')
       AND (CAST(@statusFrom AS BIGINT) IS NULL OR status BETWEEN @statusFrom AND @statusTo)
       AND (CAST(@clientId AS TEXT) IS NULL OR client_id = @clientId)
-    ORDER BY seq DESC LIMIT @limit`).pluck()
+    ORDER BY seq DESC LIMIT @limit OFFSET @offset`).pluck()
   const count = db.prepare<[number], number>('SELECT count(*) FROM (SELECT 1 FROM sandbox_request_log ORDER BY seq DESC LIMIT ?) AS newest').pluck()
   const clear = db.prepare('DELETE FROM sandbox_request_log')
   return {
@@ -210,7 +212,8 @@ export function requestLogStore (db: Db): RequestLogStore {
         statusFrom: s.status?.[0] ?? null,
         statusTo: s.status?.[1] ?? null,
         clientId: s.clientId === undefined ? null : pgText(s.clientId),
-        limit: s.limit
+        limit: s.limit,
+        offset: s.offset ?? 0
       })
     },
     async count (capacity) { return (await count.get(capacity)) ?? 0 },

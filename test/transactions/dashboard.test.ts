@@ -42,11 +42,12 @@ t.test('GET /_sandbox/ledger: accounts with balances and transactions with statu
   t.match(view.transactions[0], {
     userId: s.userId,
     kind: 'transfer',
+    label: 'buy BTC',
     status: 'processing',
     origin: { asset: 'GBP', amount: '10.00', type: 'account', accountId: s.accounts.GBP },
     destination: { asset: 'BTC', type: 'account', accountId: s.accounts.BTC }
   })
-  t.match(view.transactions[1], { kind: 'deposit', status: 'completed', origin: { asset: 'GBP', amount: '100', type: 'bank-address' } })
+  t.match(view.transactions[1], { kind: 'deposit', label: 'deposit', status: 'completed', origin: { asset: 'GBP', amount: '100', type: 'bank-address' } })
   t.equal(view.transactions[0].pendingRequestForInformation, undefined, 'none while processing')
   await s.app.inject({ method: 'POST', url: `/_sandbox/transactions/${tradeId}/status`, payload: { status: 'on-hold' } })
   const onHold = (await s.app.inject({ method: 'GET', url: '/_sandbox/ledger' })).json().transactions[0]
@@ -58,6 +59,30 @@ t.test('GET /_sandbox/ledger: accounts with balances and transactions with statu
   const none = (await s.app.inject({ method: 'GET', url: `/_sandbox/ledger?organizationId=${other.organizationId}` })).json()
   t.same(none.transactions, [])
   t.equal((await s.app.inject({ method: 'GET', url: '/_sandbox/ledger?organizationId=nope' })).statusCode, 400)
+})
+
+t.test('GET /_sandbox/ledger labels a trade: buy or sell the crypto asset, exchange between fiat currencies', async t => {
+  const s = await quoteSetup(t)
+  const fund = async (asset: string, amount: string) => await deposit(s.app, { organizationId: DEMO_ORG, userId: s.userId, accountId: s.accounts[asset], originNode: { type: 'bank-address', network: 'fps' }, asset, amount })
+  await fund('GBP', '100')
+  await fund('BTC', '0.01')
+  const trade = async (from: string, to: string, amount: string): Promise<string> => {
+    await s.app.inject({ method: 'POST', url: '/_sandbox/clock', payload: { advanceSeconds: 1 } })
+    const quote = (await s.quote({ origin: { type: 'account', id: s.accounts[from] }, destination: { type: 'account', id: s.accounts[to] }, denomination: { asset: from, amount } })).json().quote
+    return (await createTransaction(s.app, DEMO_ORG, s.userId, { quoteId: quote.id }, CONTEXT)).transaction.id as string
+  }
+  const bought = await trade('GBP', 'BTC', '10')
+  const sold = await trade('BTC', 'GBP', '0.001')
+  const exchanged = await trade('GBP', 'EUR', '5')
+  const swapped = await trade('BTC', 'ETH', '0.001')
+  const res = await s.app.inject({ method: 'GET', url: `/_sandbox/ledger?organizationId=${DEMO_ORG}` })
+  t.equal(res.statusCode, 200)
+  const labels = Object.fromEntries(res.json().transactions.map((x: { id: string, label: string }) => [x.id, x.label]))
+  t.equal(labels[bought], 'buy BTC', 'GBP to BTC buys BTC')
+  t.equal(labels[sold], 'sell BTC', 'BTC to GBP sells BTC')
+  t.equal(labels[exchanged], 'exchange GBP → EUR', 'between two fiat currencies')
+  t.equal(labels[swapped], 'buy ETH', 'from one crypto asset to another buys the destination\'s')
+  t.same(res.json().transactions.filter((x: { kind: string }) => x.kind === 'deposit').map((x: { label: string }) => x.label), ['deposit', 'deposit'])
 })
 
 t.test('the dashboard shows balances and transactions, and completes a pending one', { skip: withoutChromium }, async t => {
