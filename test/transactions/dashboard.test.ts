@@ -97,22 +97,27 @@ t.test('the dashboard shows balances and transactions, and completes a pending o
   page.on('console', m => { if (m.type() === 'error') problems.push(m.text()) })
   page.on('pageerror', e => problems.push(e.message))
   await page.goto(`${base}/_sandbox/`)
+  const show = async (panel: string): Promise<void> => { await page.getByRole('navigation').getByRole('link', { name: panel, exact: true }).click() }
 
-  const account = page.locator(`#kyc tr[data-user-id="${s.userId}"] [data-account-id="${s.accounts.GBP}"]`)
+  await show('Accounts')
+  const account = page.locator(`#accounts tr[data-user-id="${s.userId}"] [data-account-id="${s.accounts.GBP}"]`)
   await account.waitFor()
   t.match(await account.textContent(), /GBP · GBP 100 \(90 available\)/, 'the account with its balance')
 
+  await show('Transactions')
   const row = page.locator(`#transactions tr[data-transaction-id="${tradeId}"]`)
   await row.waitFor()
-  t.match(await row.textContent(), /transfer.*10\.00 GBP · account.*BTC · account.*processing/s)
+  t.match(await row.textContent(), /buy BTC.*10\.00 GBP · account.*BTC · account.*processing/s)
   t.same(await row.locator('button').allTextContents(), ['Complete', 'Fail', 'Hold'], 'the control actions of a processing transaction')
 
   await row.getByRole('button', { name: 'Complete' }).click()
   await page.locator(`#transactions tr[data-transaction-id="${tradeId}"][data-status="completed"]`).waitFor()
   await waitFor(async () => (await ledgerOf(s.app).get(undefined, tradeId))?.status === 'completed', { what: 'the transaction to complete' })
   t.match(await page.locator(`#transactions tr[data-transaction-id="${tradeId}"]`).textContent(), /completed.*final/s, 'no actions once final')
-  await page.locator(`#kyc [data-account-id="${s.accounts.GBP}"]`, { hasText: 'GBP 90 (90 available)' }).waitFor()
+  await show('Accounts')
+  await page.locator(`#accounts [data-account-id="${s.accounts.GBP}"]`, { hasText: 'GBP 90 (90 available)' }).waitFor()
   t.pass('the balance after completion')
+  await show('Transactions')
 
   // A transaction on hold: its pending request for information can be expired from the page.
   const again = (await s.quote({ origin: { type: 'account', id: s.accounts.GBP }, destination: { type: 'account', id: s.accounts.BTC }, denomination: { asset: 'GBP', amount: '10' } })).json().quote
@@ -124,7 +129,8 @@ t.test('the dashboard shows balances and transactions, and completes a pending o
   await heldRow.getByRole('button', { name: 'Expire RFI' }).click()
   await page.locator(`#transactions tr[data-transaction-id="${held}"][data-status="failed"]`, { hasText: 'travel-rule-verification-failed' }).waitFor()
   t.equal((await ledgerOf(s.app).rfis(held))[0].status, 'expired', 'the request for information expired')
-  await page.locator(`#kyc [data-account-id="${s.accounts.GBP}"]`, { hasText: 'GBP 90 (90 available)' }).waitFor()
+  await show('Accounts')
+  await page.locator(`#accounts [data-account-id="${s.accounts.GBP}"]`, { hasText: 'GBP 90 (90 available)' }).waitFor()
   t.pass('the hold released')
   await page.screenshot({ path: join(tmpdir(), 'dashboard-ledger.png'), fullPage: true })
   t.same(problems, [], 'no script errors')
