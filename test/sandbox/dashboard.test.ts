@@ -109,7 +109,16 @@ t.test('a navigation reaches each panel, one at a time; the request log comes la
   await page.locator('#requests-page', { hasText: 'Page 1' }).waitFor()
   t.same((await paths()).slice(0, 3), [29, 28, 27], 'back on page 1')
 
+  // The organization picked is the one the panels ask for.
+  await nav.getByRole('link', { name: 'Users and KYC' }).click()
+  const asked = page.waitForRequest(r => r.url().endsWith(`/_sandbox/kyc?organizationId=${DEMO_ORG}`))
+  await page.getByLabel('Organization').selectOption(DEMO_ORG)
+  await asked
+  await page.locator(`#kyc tr[data-user-id="${s.userId}"]`).waitFor()
+  t.pass('the users of the organization picked')
+
   // A link opened directly shows its panel.
+
   await page.goto(`${base}/_sandbox/#webhooks`)
   await page.locator(`#endpoints tr:has-text("${HOOK_URL}")`).waitFor()
   t.notOk(await page.locator('#panel-clock').isVisible(), 'only the panel of the anchor')
