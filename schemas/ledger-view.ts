@@ -31,6 +31,10 @@ export const LedgerView = Type.Object({
     organizationId: Uuid,
     userId: Uuid,
     kind: Type.String({ description: '`transfer` (a committed quote) or `deposit`.' }),
+    label: Type.String({
+      description: 'What the dashboard calls it. A trade (a quote between two accounts of the user in different assets): `buy <asset>` when the ' +
+        'destination\'s asset is not fiat, else `sell <asset>` when the origin\'s is not, else `exchange <from> → <to>`; otherwise `kind`.'
+    }),
     status: Type.String({ description: '`processing`, `on-hold`, `completed` or `failed`.' }),
     reason: Type.Optional(Type.String()),
     pendingRequestForInformation: Type.Optional(Type.String({ format: 'uuid', description: 'A transaction on hold: its pending request for information, which the dashboard can expire.' })),

@@ -112,7 +112,8 @@ export const RequestLogQuery = Type.Object({
   status: Type.Optional(Type.String({ pattern: '^[1-5]([0-9]{2}|xx)$', description: 'Exact status (`404`) or a class (`4xx`).' })),
   clientId: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
   organizationId: Type.Optional({ ...Uuid, description: 'The admin token: only the requests of this organization\'s clients.' }),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 100, description: 'At most this many entries (default 100).' }))
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 100, description: 'At most this many entries (default 100).' })),
+  offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000, default: 0, description: 'Skips this many of the matching entries, newest first (default 0): `offset=20&limit=20` is the second page of 20.' }))
 }, Strict)
 export type RequestLogQuery = Static<typeof RequestLogQuery>
 

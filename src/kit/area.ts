@@ -107,6 +107,35 @@ export interface UserCooldown {
  */
 export type UserRemoval = (organizationId: string, userId: string) => Promise<void>
 
+/**
+ * A panel of the sandbox dashboard (`GET /_sandbox/`) an area contributes: the page composes the
+ * panels of every area, in `order`, each behind a link of its navigation, and knows none of them.
+ * Everything is inline in the page (its content security policy allows exactly that text).
+ */
+export interface DashboardPanel {
+  /** The navigation's anchor (`#<id>`) and the panel's element id (`panel-<id>`); unique on the page. */
+  id: string
+  /** The navigation link's text and the panel's heading. */
+  title: string
+  /** Position in the navigation, lowest first; the request log is last. */
+  order: number
+  /** Static HTML of the panel's body, under its heading. Element ids in it are the panel's own (prefix them). */
+  markup: string
+  /**
+   * JavaScript: the body of a function of `dash` (the page's helpers: `api`, `h`, `fill`, `$`, the
+   * organization in view, ...; see dashboard-page.ts) that returns the panel's `load`, a function
+   * returning a Promise, run when the panel is shown, on refresh and when the organization changes.
+   */
+  script: string
+  /** CSS of the panel's own classes. */
+  style?: string
+  /**
+   * `global`: the panel reads routes only the admin token reaches (they list every organization);
+   * it is left out for an organization's control token.
+   */
+  scope?: 'global'
+}
+
 export interface Area {
   name: string
   /** The OpenAPI tags of the area's operations. */
@@ -142,6 +171,8 @@ export interface Area {
   userCards?: (app: FastifyInstance, organizationId: string, userId: string) => Promise<UserCards>
   /** Makes, once per app, the removal of a user's rows of the area, run inside the write that deletes the user. */
   removeUser?: (app: FastifyInstance) => UserRemoval
+  /** The area's panels of the sandbox dashboard. */
+  dashboardPanels?: DashboardPanel[]
   /** The area's routes, registered as an encapsulated plugin. */
   plugin: FastifyPluginAsync
 }
@@ -192,6 +223,17 @@ export class AreaRegistry {
       seen.add(k.key)
     }
     return keys
+  }
+
+  /** Every area's dashboard panels, in `order` (then area order); two panels with one id are an error. */
+  dashboardPanels (): DashboardPanel[] {
+    const panels = this.areas.flatMap(a => a.dashboardPanels ?? [])
+    const seen = new Set<string>()
+    for (const p of panels) {
+      if (seen.has(p.id)) throw new Error(`Two dashboard panels have the id ${p.id}`)
+      seen.add(p.id)
+    }
+    return panels.map((p, i) => ({ p, i })).sort((a, b) => a.p.order - b.p.order || a.i - b.i).map(x => x.p)
   }
 
   /** The area-held entity type of this segment, if an area holds it. */

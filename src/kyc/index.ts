@@ -19,6 +19,7 @@ import { KycService, type Updated } from './service.js'
 import { kycFixture } from './fixtures.js'
 import { migrations } from './migrations.js'
 import sandboxRoutes from './sandbox-routes.js'
+import { usersPanel } from './dashboard-panel.js'
 
 const TAG = 'KYC'
 
@@ -290,5 +291,6 @@ export default defineArea({
   tags: [{ name: TAG, description: 'Know your customer: the processes that verify an individual user.' }],
   migrations,
   fixtures: [kycFixture],
+  dashboardPanels: [usersPanel],
   plugin: kycRoutes
 })

@@ -1,6 +1,9 @@
 // The dashboard page: one HTML document with its CSS and vanilla JS inline, nothing fetched from
-// elsewhere. Its data comes from the control API, with the admin token as Bearer when one is set.
+// elsewhere. It is a frame: a navigation, the sign-in and the organization in view; the panels are
+// the areas' (`dashboardPanels` in src/kit/area.ts), composed in their order, one shown at a time.
+// Their data comes from the control API, with the token as Bearer when one is given.
 import { createHash } from 'node:crypto'
+import type { DashboardPanel } from '../kit/area.js'
 
 const STYLE = `
 :root {
@@ -21,21 +24,29 @@ header a { color: #c7d7fe; }
 #auth label { font-weight: 600; }
 #auth input { font: inherit; padding: 5px 8px; border-radius: 6px; border: 1px solid #4b5563; background: #1f2937; color: #fff; width: 260px; }
 #auth-message { color: #fcd34d; font-size: 13px; }
-main { padding: 20px 24px 40px; display: grid; grid-template-columns: repeat(12, minmax(0, 1fr)); gap: 16px; max-width: 1440px; margin: 0 auto; }
+#auth-hint { color: #aab2bf; font-size: 12px; flex-basis: 100%; text-align: right; }
+nav { background: #1f2937; padding: 0 24px; display: flex; align-items: center; gap: 4px; flex-wrap: wrap; position: sticky; top: 0; z-index: 1; }
+nav a { color: #d1d5db; text-decoration: none; padding: 10px 12px; border-bottom: 3px solid transparent; font-weight: 500; }
+nav a:hover { color: #fff; }
+nav a[aria-current=page] { color: #fff; border-bottom-color: #7aa2ff; }
+nav a[hidden] { display: none; }
+nav .grow { flex: 1; }
+nav .tools { display: flex; gap: 10px; align-items: center; color: #d1d5db; font-size: 13px; padding: 6px 0; flex-wrap: wrap; }
+nav .tools[hidden], nav .tools [hidden] { display: none; }
+#org-message { color: #fcd34d; }
+main { padding: 20px 24px 40px; max-width: 1440px; margin: 0 auto; }
+main > section[hidden] { display: none; }
 .card { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: 16px; min-width: 0; }
-.span-4 { grid-column: span 4; } .span-8 { grid-column: span 8; } .span-12 { grid-column: 1 / -1; }
-@media (max-width: 960px) { .span-4, .span-8 { grid-column: 1 / -1; } }
 h2 { font-size: 12px; text-transform: uppercase; letter-spacing: .07em; color: var(--muted); margin: 0 0 12px; display: flex; align-items: center; gap: 8px; }
 h2 .count { text-transform: none; letter-spacing: 0; font-weight: 400; }
-.clock-now { font: 600 22px/1.25 var(--mono); margin-bottom: 4px; word-break: break-all; }
+.panel-status:empty { display: none; }
 .muted { color: var(--muted); }
-.badge { display: inline-block; font-size: 12px; font-weight: 600; padding: 1px 8px; border-radius: 999px; background: var(--ok-bg); color: var(--ok); }
-.badge.frozen { background: var(--info-bg); color: var(--info); }
 .toolbar { display: flex; gap: 8px; align-items: center; flex-wrap: wrap; margin: 10px 0; }
 .toolbar .grow { flex: 1; }
 button, select, input[type=search] { font: inherit; font-size: 13px; padding: 4px 10px; border: 1px solid #cfd6e0; background: #fff; border-radius: 6px; color: var(--text); }
 button { cursor: pointer; }
 button:hover { border-color: var(--accent); }
+button:disabled { opacity: .5; cursor: default; border-color: #cfd6e0; }
 button.primary { background: var(--accent); color: #fff; border-color: var(--accent); }
 button.link { border: 0; background: none; color: var(--err); padding: 0 4px; }
 input[type=search] { width: 220px; font-family: var(--mono); }
@@ -47,40 +58,26 @@ td { border-bottom: 1px solid var(--line); padding: 6px 8px; vertical-align: top
 .status { font: 600 12.5px var(--mono); padding: 1px 6px; border-radius: 4px; }
 .s2 { color: var(--ok); background: var(--ok-bg); } .s3 { color: var(--info); background: var(--info-bg); }
 .s4 { color: var(--warn); background: var(--warn-bg); } .s5 { color: var(--err); background: var(--err-bg); } .s0 { color: #fff; background: var(--muted); }
-tr.entry { cursor: pointer; }
-tr.entry:hover td { background: #f2f6fd; }
-tr.open td { background: #eef3fc; }
-.details td { background: #fafbfc; }
-.details .grid { display: grid; grid-template-columns: repeat(2, minmax(0, 1fr)); gap: 12px; }
-.details h3 { font-size: 12px; margin: 4px 0 6px; color: var(--muted); }
 pre { background: #0f172a; color: #e2e8f0; padding: 10px 12px; border-radius: 6px; overflow: auto; max-height: 340px; font: 12px/1.5 var(--mono); margin: 0; white-space: pre-wrap; word-break: break-all; }
 .empty { color: var(--muted); padding: 10px 0; }
 .error { color: var(--err); padding: 10px 0; }
 .scroll { overflow-x: auto; }
-ul.rules { list-style: none; margin: 0; padding: 0; }
-ul.rules li { padding: 6px 0; border-bottom: 1px solid var(--line); display: flex; gap: 8px; align-items: baseline; }
-.kyc { display: inline-block; font: 600 11.5px var(--mono); padding: 1px 6px; margin: 1px 2px 1px 0; border-radius: 4px; background: var(--line); color: var(--text); }
-.kyc-ok { color: var(--ok); background: var(--ok-bg); } .kyc-pending, .kyc-running { color: var(--info); background: var(--info-bg); }
-.kyc-failed, .kyc-blocked { color: var(--err); background: var(--err-bg); } .kyc-restricted { color: var(--warn); background: var(--warn-bg); }
-.kyc-exempt { color: var(--muted); }
-form.force { display: flex; gap: 4px; flex-wrap: wrap; }
-.acct { display: block; font: 12.5px var(--mono); white-space: nowrap; }
-.acct .avail { color: var(--muted); }
-.tx { display: inline-block; font: 600 11.5px var(--mono); padding: 1px 6px; border-radius: 4px; background: var(--line); }
-.tx-completed { color: var(--ok); background: var(--ok-bg); } .tx-processing { color: var(--info); background: var(--info-bg); }
-.tx-on-hold { color: var(--warn); background: var(--warn-bg); } .tx-failed { color: var(--err); background: var(--err-bg); }
 .actions { display: flex; gap: 4px; flex-wrap: wrap; }
 `
 
-const SCRIPT = `
+// The frame's script, up to the panels: the helpers every panel's script gets as `dash`.
+const SCRIPT_START = `
 (function () {
   'use strict'
   var KEY = 'sandbox.adminToken'
   var required = document.body.getAttribute('data-token-required') === 'true'
   var token = sessionStorage.getItem(KEY) || ''
-  var expanded = new Set()
   var timer = null
-  var clockState = null
+  var panels = []
+  var current = null
+  // The organization the token is bound to (an organization's control token), else null (the admin).
+  var boundTo = null
+  var organizations = []
 
   function $ (id) { return document.getElementById(id) }
 
@@ -104,12 +101,15 @@ const SCRIPT = `
   }
   function fill (id) {
     var el = $(id)
+    if (el === null) return
     el.replaceChildren()
     for (var i = 1; i < arguments.length; i++) append(el, arguments[i])
   }
 
   function Unauthorized () {}
 
+  // Every call of the page. A 401 asks for the token (and stops the caller); any other answer,
+  // a 403 included, is the caller's to show: { status, ok, data }.
   function api (path, method, body) {
     var headers = {}
     if (token !== '') headers.authorization = 'Bearer ' + token
@@ -117,7 +117,7 @@ const SCRIPT = `
     return fetch(path, { method: method || 'GET', headers: headers, body: body === undefined ? undefined : JSON.stringify(body), cache: 'no-store' })
       .then(function (res) {
         if (res.status === 401) {
-          askToken(token === '' ? 'Enter the admin token to see the sandbox.' : 'The admin token was refused.')
+          askToken(token === '' ? 'Enter the admin token to see the sandbox.' : 'The token was refused.')
           throw new Unauthorized()
         }
         return res.text().then(function (text) {
@@ -133,252 +133,112 @@ const SCRIPT = `
     $('auth-message').textContent = message
   }
 
-  function shortId (id) { return id ? String(id).slice(0, 8) + '…' : '' }
-  function time (iso) { return iso ? iso.slice(11, 23) : '' }
-  function statusClass (s) { return 'status s' + String(s).charAt(0) }
-  function pretty (v) { return v === undefined ? '(none)' : (typeof v === 'string' ? v : JSON.stringify(v, null, 2)) }
-  function failed (id, r) { fill(id, h('div', { class: 'error' }, (r.data && r.data.message) || ('Failed: HTTP ' + r.status))) }
-
-  function loadClock () {
-    return api('/_sandbox/clock').then(function (r) {
-      if (!r.ok) return failed('clock', r)
-      clockState = r.data
-      fill('clock',
-        h('div', { class: 'clock-now', title: 'Sandbox time (UTC)' }, r.data.now.replace('T', ' ').replace('Z', ' UTC')),
-        h('span', { class: r.data.frozen ? 'badge frozen' : 'badge' }, r.data.frozen ? 'Frozen' : 'Running'))
-      $('freeze').textContent = r.data.frozen ? 'Unfreeze' : 'Freeze'
-    })
+  /** What a refused call says, readable: its message, and what a 403 means here. */
+  function problem (r) {
+    var message = (r.data && typeof r.data === 'object' && r.data.message) || ('HTTP ' + r.status)
+    if (r.status === 403) return 'Not allowed with this token: ' + message + (boundTo !== null ? ' (an organization\\'s token reaches its own organization only).' : '')
+    return 'Failed: ' + message
   }
-
-  function changeClock (body) {
-    return api('/_sandbox/clock', 'POST', body).then(function () { return refresh() }).catch(ignore)
-  }
-
-  function loadClients () {
-    return api('/_sandbox/clients').then(function (r) {
-      if (!r.ok) return failed('clients', r)
-      var list = r.data.clients
-      $('clients-count').textContent = '(' + list.length + ')'
-      if (list.length === 0) return fill('clients', h('div', { class: 'empty' }, 'No clients.'))
-      fill('clients', h('div', { class: 'scroll' }, h('table', null,
-        h('thead', null, h('tr', null, ['Client id', 'Organization', 'Scopes', 'Refresh tokens', 'User', 'Created'].map(function (t) { return h('th', null, t) }))),
-        h('tbody', null, list.map(function (c) {
-          return h('tr', null,
-            h('td', { class: 'mono' }, c.clientId),
-            h('td', { class: 'mono', title: c.organizationId }, shortId(c.organizationId)),
-            h('td', { title: c.scopes.join('\\n') }, c.scopes.length + (c.scopes.length === 1 ? ' scope' : ' scopes')),
-            h('td', null, c.refreshTokens ? 'yes' : 'no'),
-            h('td', { class: 'mono', title: c.userId || '' }, c.userId ? shortId(c.userId) : '—'),
-            h('td', { class: 'mono' }, c.createdAt.replace('T', ' ').slice(0, 19)))
-        })))))
-    })
-  }
-
-  function loadRequests () {
-    var q = new URLSearchParams({ limit: '200' })
-    var path = $('filter-path').value.trim()
-    var status = $('filter-status').value
-    if (path !== '') q.set('path', path)
-    if (status !== '') q.set('status', status)
-    return api('/_sandbox/requests?' + q).then(function (r) {
-      if (!r.ok) return failed('requests', r)
-      var list = r.data.requests
-      $('requests-count').textContent = '(' + list.length + ' shown, ' + r.data.total + ' kept of at most ' + r.data.capacity + ')'
-      if (list.length === 0) return fill('requests', h('div', { class: 'empty' }, 'No requests logged yet.'))
-      var rows = []
-      list.forEach(function (e) {
-        var open = expanded.has(e.requestId)
-        rows.push(h('tr', { class: open ? 'entry open' : 'entry', 'data-request-id': e.requestId, onclick: function () { toggle(e.requestId) } },
-          h('td', { class: 'mono', title: e.timestamp }, time(e.timestamp)),
-          h('td', { class: 'mono' }, e.method),
-          h('td', { class: 'path' }, e.path),
-          h('td', null, h('span', { class: statusClass(e.status), title: e.status === 0 ? 'Connection dropped by a fault rule' : '' }, e.status === 0 ? 'drop' : e.status)),
-          h('td', { class: 'mono' }, e.durationMs.toFixed(1) + ' ms'),
-          h('td', { class: 'mono' }, e.clientId || '—'),
-          h('td', { class: 'mono', title: e.requestId }, shortId(e.requestId))))
-        if (open) {
-          rows.push(h('tr', { class: 'details' }, h('td', { colspan: '7' }, h('div', { class: 'grid' },
-            h('div', null, h('h3', null, 'Request'), h('pre', null, pretty({ headers: e.request.headers, body: e.request.body }))),
-            h('div', null, h('h3', null, 'Response'), h('pre', null, pretty({ headers: e.response.headers, body: e.response.body })))))))
-        }
-      })
-      fill('requests', h('div', { class: 'scroll' }, h('table', null,
-        h('thead', null, h('tr', null, ['Time', 'Method', 'Path', 'Status', 'Duration', 'Client', 'Request id'].map(function (t) { return h('th', null, t) }))),
-        h('tbody', null, rows))))
-    })
-  }
-
-  function toggle (id) {
-    if (expanded.has(id)) expanded.delete(id)
-    else expanded.add(id)
-    loadRequests().catch(ignore)
-  }
-
-  function loadOrganizations () {
-    return api('/_sandbox/organizations').then(function (r) {
-      if (!r.ok) return
-      ;['deliveries-org', 'kyc-org'].forEach(function (id) {
-        var select = $(id)
-        var current = select.value
-        select.replaceChildren(h('option', { value: '' }, 'All organizations'))
-        r.data.organizations.forEach(function (o) {
-          select.append(h('option', { value: o.id, selected: o.id === current }, o.name + ' (' + shortId(o.id) + ')'))
-        })
-      })
-    })
-  }
-
-  function lastAnswer (m) {
-    var a = Array.isArray(m.attempts) && m.attempts.length > 0 ? m.attempts[m.attempts.length - 1] : null
-    if (a === null) return '—'
-    return a.statusCode !== null && a.statusCode !== undefined ? h('span', { class: statusClass(a.statusCode) }, a.statusCode) : (a.error || 'no answer')
-  }
-
-  function loadDeliveries () {
-    var org = $('deliveries-org').value
-    return api('/_sandbox/webhooks/messages' + (org === '' ? '' : '?organizationId=' + encodeURIComponent(org))).then(function (r) {
-      if (r.status === 404) return fill('deliveries', h('div', { class: 'empty' }, 'No deliveries.'))
-      if (!r.ok) return failed('deliveries', r)
-      var list = Array.isArray(r.data) ? r.data : (r.data && r.data.messages) || []
-      if (list.length === 0) return fill('deliveries', h('div', { class: 'empty' }, 'No deliveries.'))
-      fill('deliveries', h('div', { class: 'scroll' }, h('table', null,
-        h('thead', null, h('tr', null, ['Created', 'Event', 'Status', 'Attempts', 'Last answer', 'Message id'].map(function (t) { return h('th', null, t) }))),
-        h('tbody', null, list.map(function (m) {
-          return h('tr', null,
-            h('td', { class: 'mono' }, String(m.createdAt || '').replace('T', ' ').slice(0, 19)),
-            h('td', { class: 'mono' }, m.eventType || m.type || ''),
-            h('td', null, m.status || ''),
-            h('td', null, Array.isArray(m.attempts) ? m.attempts.length : ''),
-            h('td', null, lastAnswer(m)),
-            h('td', { class: 'mono', title: m.id }, String(m.id || '').slice(0, 16)))
-        })))))
-    })
-  }
-
-  function loadFaults () {
-    return api('/_sandbox/faults').then(function (r) {
-      if (!r.ok) return failed('faults', r)
-      var list = r.data.faults
-      if (list.length === 0) return fill('faults', h('div', { class: 'empty' }, 'None: normal service.'))
-      fill('faults', h('ul', { class: 'rules' }, list.map(function (f) {
-        var what = f.drop ? 'drop' : (f.status !== null ? String(f.status) : 'delay')
-        return h('li', null,
-          h('span', { class: statusClass(f.drop ? 0 : (f.status || 2)) }, what),
-          h('span', { class: 'path grow' }, (f.method || 'ANY') + ' ' + f.path),
-          h('span', { class: 'muted' }, (f.delayMs ? '+' + f.delayMs + ' ms · ' : '') + (f.remaining === null ? 'until removed' : f.remaining + ' left')),
-          h('button', { class: 'link', title: 'Remove this rule', onclick: function () { api('/_sandbox/faults/' + f.id, 'DELETE').then(refresh).catch(ignore) } }, '✕'))
-      })))
-    })
-  }
-
-  var KYC_PROCESSES = ['profile', 'address', 'email', 'phone', 'identity', 'proof-of-address', 'customer-due-diligence', 'enhanced-due-diligence',
-    'crypto-risk-assessment', 'self-categorization-statement', 'tax-details', 'screening', 'risk']
-  var KYC_STATUSES = ['ok', 'failed', 'running', 'pending', 'exempt']
-
-  function forceForm (u) {
-    var process = h('select', { 'aria-label': 'Process' }, KYC_PROCESSES.map(function (p) { return h('option', { value: p }, p) }))
-    var status = h('select', { 'aria-label': 'Outcome' }, KYC_STATUSES.map(function (s) { return h('option', { value: s }, s) }))
-    return h('form', { class: 'force', 'data-user-id': u.id, onsubmit: function (ev) {
-      ev.preventDefault()
-      api('/_sandbox/users/' + u.id + '/kyc/' + process.value, 'POST', { status: status.value }).then(function () { return loadKyc() }).catch(ignore)
-    } }, process, status, h('button', { type: 'submit' }, 'Force'))
-  }
-
-  function accountsCell (accounts) {
-    if (!accounts || accounts.length === 0) return h('span', { class: 'muted' }, 'No accounts')
-    return accounts.map(function (a) {
-      return h('span', { class: 'acct', 'data-account-id': a.id, title: a.id + (a.archived ? ' (archived)' : '') },
-        a.label + ' · ' + a.asset + ' ' + a.balance.total, h('span', { class: 'avail' }, ' (' + a.balance.available + ' available)'), a.archived ? ' · archived' : '')
-    })
-  }
-
-  function orgQuery () {
-    var org = $('kyc-org').value
-    return org === '' ? '' : '?organizationId=' + encodeURIComponent(org)
-  }
-
-  function loadKyc () {
-    return Promise.all([api('/_sandbox/kyc' + orgQuery()), api('/_sandbox/ledger' + orgQuery())]).then(function (rs) {
-      var r = rs[0]
-      var ledger = rs[1]
-      if (!r.ok) return failed('kyc', r)
-      var accountsOf = {}
-      var emailOf = {}
-      if (ledger.ok) ledger.data.users.forEach(function (u) { accountsOf[u.id] = u.accounts; emailOf[u.id] = u.email })
-      showTransactions(ledger, emailOf)
-      var list = r.data.users
-      $('kyc-count').textContent = '(' + list.length + ')'
-      if (list.length === 0) return fill('kyc', h('div', { class: 'empty' }, 'No users.'))
-      fill('kyc', h('div', { class: 'scroll' }, h('table', null,
-        h('thead', null, h('tr', null, ['User', 'Summary', 'Processes', 'KYB', 'Accounts and balances', 'Force an outcome'].map(function (t) { return h('th', null, t) }))),
-        h('tbody', null, list.map(function (u) {
-          return h('tr', { 'data-user-id': u.id },
-            h('td', null, h('div', null, u.email), h('div', { class: 'mono muted', title: u.id }, shortId(u.id) + ' · org ' + shortId(u.organizationId))),
-            h('td', null, h('span', { class: 'kyc kyc-' + u.summary.status, title: 'reason: ' + u.summary.reason }, u.summary.status)),
-            h('td', null, KYC_PROCESSES.map(function (p) { var s = u.processes[p]; return h('span', { class: 'kyc kyc-' + s, title: p + ': ' + s }, p + ' ' + s) })),
-            h('td', null, u.kyb || '—'),
-            h('td', { class: 'accounts' }, accountsCell(accountsOf[u.id])),
-            h('td', null, forceForm(u)))
-        })))))
-    })
-  }
-
-  // The control actions of a transaction by status: what POST /_sandbox/transactions/{id}/status accepts from it
-  // (a transaction on hold resumes when the user answers its request for information).
-  var TX_ACTIONS = { processing: [['Complete', 'completed'], ['Fail', 'failed'], ['Hold', 'on-hold']], 'on-hold': [['Complete', 'completed'], ['Fail', 'failed']] }
-
-  function moveTransaction (id, status) {
-    return api('/_sandbox/transactions/' + id + '/status', 'POST', { status: status }).then(function (r) {
-      if (!r.ok) $('transactions-message').textContent = (r.data && r.data.message) || ('Failed: HTTP ' + r.status)
-      else $('transactions-message').textContent = ''
-      return loadKyc()
-    }).catch(ignore)
-  }
-
-  function expireRfi (x) {
-    return api('/_sandbox/transactions/' + x.id + '/requests-for-information/' + x.pendingRequestForInformation + '/status', 'POST', { status: 'expired' }).then(function (r) {
-      $('transactions-message').textContent = r.ok ? '' : ((r.data && r.data.message) || ('Failed: HTTP ' + r.status))
-      return loadKyc()
-    }).catch(ignore)
-  }
-
-  function sideText (s) { return s.amount + ' ' + s.asset + ' · ' + s.type + (s.accountId ? ' ' + shortId(s.accountId) : '') }
-
-  function showTransactions (r, emailOf) {
-    if (!r.ok) return failed('transactions', r)
-    var list = r.data.transactions
-    $('transactions-count').textContent = '(' + list.length + ')'
-    if (list.length === 0) return fill('transactions', h('div', { class: 'empty' }, 'No transactions.'))
-    fill('transactions', h('div', { class: 'scroll' }, h('table', null,
-      h('thead', null, h('tr', null, ['Created', 'User', 'Kind', 'Origin', 'Destination', 'Status', 'Control', 'Transaction id'].map(function (t) { return h('th', null, t) }))),
-      h('tbody', null, list.map(function (x) {
-        var actions = TX_ACTIONS[x.status] || []
-        return h('tr', { 'data-transaction-id': x.id, 'data-status': x.status },
-          h('td', { class: 'mono' }, x.createdAt.replace('T', ' ').slice(0, 19)),
-          h('td', { title: x.userId }, emailOf[x.userId] || shortId(x.userId)),
-          h('td', null, x.kind),
-          h('td', { class: 'mono' }, sideText(x.origin)),
-          h('td', { class: 'mono' }, sideText(x.destination)),
-          h('td', null, h('span', { class: 'tx tx-' + x.status, title: x.reason ? 'reason: ' + x.reason : '' }, x.status + (x.reason ? ' (' + x.reason + ')' : ''))),
-          h('td', null, actions.length === 0 ? h('span', { class: 'muted' }, 'final') : h('div', { class: 'actions' }, actions.map(function (a) {
-            return h('button', { type: 'button', 'data-status': a[1], onclick: function () { moveTransaction(x.id, a[1]) } }, a[0])
-          }).concat(x.pendingRequestForInformation ? [h('button', { type: 'button', 'data-rfi': x.pendingRequestForInformation, title: 'Expire its pending request for information: the transaction fails', onclick: function () { expireRfi(x) } }, 'Expire RFI')] : []))),
-          h('td', { class: 'mono', title: x.id }, shortId(x.id)))
-      })))))
-  }
+  function failed (id, r) { fill(id, h('div', { class: 'error', role: 'alert' }, problem(r))) }
 
   function ignore (err) { if (!(err instanceof Unauthorized)) console.error(err) }
 
-  function refresh () {
+  var dash = {
+    api: api,
+    h: h,
+    fill: fill,
+    $: $,
+    failed: failed,
+    problem: problem,
+    ignore: ignore,
+    shortId: function (id) { return id ? String(id).slice(0, 8) + '…' : '' },
+    time: function (iso) { return iso ? iso.slice(11, 23) : '' },
+    dateTime: function (iso) { return String(iso || '').replace('T', ' ').slice(0, 19) },
+    statusClass: function (s) { return 'status s' + String(s).charAt(0) },
+    pretty: function (v) { return v === undefined ? '(none)' : (typeof v === 'string' ? v : JSON.stringify(v, null, 2)) },
+    /** The organization in view: the token's, or the one picked; '' for every organization. */
+    organizationId: function () { return boundTo !== null ? boundTo : $('org').value },
+    /** '?organizationId=<id>' for the organization in view, or ''. */
+    orgQuery: function () { var o = dash.organizationId(); return o === '' ? '' : '?organizationId=' + encodeURIComponent(o) },
+    /** The organizations the token reaches ({ id, name }): every one for the admin, its own for an organization's token. */
+    organizations: function () { return organizations },
+    /** True when the token is an organization's (its calls are bound to that organization). */
+    bound: function () { return boundTo !== null },
+    /** Sets the count beside a panel's heading. */
+    count: function (panelId, text) { var el = $('panel-' + panelId + '-count'); if (el !== null) el.textContent = text },
+    /** Loads the panel in view again. */
+    reload: function () { return showCurrent('refresh') }
+  }
+
+  function panel (id, global, make) {
+    var load = null
+    try { load = make(dash) } catch (e) { console.error(e) }
+    panels.push({ id: id, global: global, load: load })
+  }
+`
+
+// The frame's script after the panels: navigation, sign-in, the organization in view, refresh.
+const SCRIPT_END = `
+  function reachable (p) { return !(p.global && boundTo !== null) }
+
+  function wanted () {
+    var id = location.hash.slice(1)
+    var found = panels.filter(function (p) { return p.id === id && reachable(p) })[0]
+    return found || panels.filter(reachable)[0]
+  }
+
+  function showCurrent (reason) {
+    var p = wanted()
+    if (p === undefined) return Promise.resolve()
+    if (current !== p.id) reason = 'show'
+    current = p.id
+    panels.forEach(function (q) {
+      $('panel-' + q.id).hidden = q.id !== p.id
+      var link = $('nav-' + q.id)
+      link.hidden = !reachable(q)
+      if (q.id === p.id) link.setAttribute('aria-current', 'page')
+      else link.removeAttribute('aria-current')
+    })
     if (required && token === '') { askToken('This sandbox has an admin token: enter it to see its state.'); return Promise.resolve() }
-    return Promise.all([loadClock(), loadClients(), loadRequests(), loadFaults(), loadOrganizations().then(function () { return Promise.all([loadDeliveries(), loadKyc()]) })])
-      .then(function () { $('auth').hidden = !required; $('auth-message').textContent = token !== '' ? 'Token in use for this tab.' : '' })
-      .catch(ignore)
+    $('panel-' + p.id + '-status').textContent = ''
+    return Promise.resolve().then(function () { return p.load === null ? undefined : p.load(reason) })
+      .then(function () { $('auth').hidden = !required && token === ''; $('auth-message').textContent = token !== '' ? 'Token in use for this tab.' : '' })
+      .catch(function (err) {
+        if (err instanceof Unauthorized) return
+        console.error(err)
+        $('panel-' + p.id + '-status').textContent = 'This panel could not be loaded: ' + (err && err.message ? err.message : String(err))
+      })
+  }
+
+  // Whom the token speaks for: GET /_sandbox/clock names the organization of an organization's
+  // control token (null for the admin). Then the organizations the picker offers.
+  function signIn () {
+    $('org-message').textContent = ''
+    if (required && token === '') return showCurrent('show')
+    return api('/_sandbox/clock').then(function (r) {
+      boundTo = r.ok && r.data && typeof r.data.organizationId === 'string' ? r.data.organizationId : null
+      if (!r.ok) $('org-message').textContent = problem(r)
+      $('org-picker').hidden = boundTo !== null
+      $('org-bound').hidden = boundTo === null
+      if (boundTo !== null) {
+        organizations = [{ id: boundTo, name: 'Organization of this token' }]
+        $('org-bound').textContent = 'Organization ' + boundTo
+        return
+      }
+      return api('/_sandbox/organizations').then(function (o) {
+        if (!o.ok) { organizations = []; $('org-message').textContent = problem(o); return }
+        organizations = o.data.organizations
+        var select = $('org')
+        var chosen = select.value
+        select.replaceChildren(h('option', { value: '' }, 'All organizations'))
+        organizations.forEach(function (org) { select.append(h('option', { value: org.id, selected: org.id === chosen }, org.name + ' (' + dash.shortId(org.id) + ')')) })
+      })
+    }).then(function () { return showCurrent('show') }).catch(ignore)
   }
 
   function autoRefresh () {
     if (timer !== null) clearInterval(timer)
-    timer = $('auto').checked ? setInterval(function () { if (!document.hidden) refresh() }, 3000) : null
+    timer = $('auto').checked ? setInterval(function () { if (!document.hidden) showCurrent('auto') }, 3000) : null
   }
 
   $('auth').addEventListener('submit', function (ev) {
@@ -387,49 +247,58 @@ const SCRIPT = `
     if (token === '') sessionStorage.removeItem(KEY)
     else sessionStorage.setItem(KEY, token)
     $('admin-token').value = ''
-    refresh()
+    signIn()
   })
-  document.querySelectorAll('[data-advance]').forEach(function (b) {
-    b.addEventListener('click', function () { changeClock({ advanceSeconds: Number(b.getAttribute('data-advance')) }) })
-  })
-  $('freeze').addEventListener('click', function () { changeClock({ frozen: !(clockState && clockState.frozen) }) })
-  $('real').addEventListener('click', function () { changeClock({ real: true }) })
-  $('refresh').addEventListener('click', function () { refresh() })
+  window.addEventListener('hashchange', function () { showCurrent('show') })
+  $('org').addEventListener('change', function () { showCurrent('organization') })
+  $('refresh').addEventListener('click', function () { signIn() })
   $('auto').addEventListener('change', autoRefresh)
-  $('clear').addEventListener('click', function () { api('/_sandbox/requests', 'DELETE').then(refresh).catch(ignore) })
-  $('filter-path').addEventListener('input', function () { loadRequests().catch(ignore) })
-  $('filter-status').addEventListener('change', function () { loadRequests().catch(ignore) })
-  $('deliveries-org').addEventListener('change', function () { loadDeliveries().catch(ignore) })
-  $('kyc-org').addEventListener('change', function () { loadKyc().catch(ignore) })
-  if (required) $('auth').hidden = false
-  refresh()
+  if (required || token !== '') $('auth').hidden = false
+  signIn()
   autoRefresh()
 })()
 `
 
 const hash = (text: string): string => `'sha256-${createHash('sha256').update(text).digest('base64')}'`
 
-/** Allows exactly the inline style and script above; data goes to this server only. */
-export const DASHBOARD_CSP = [
-  "default-src 'none'",
-  `script-src ${hash(SCRIPT)}`,
-  `style-src ${hash(STYLE)}`,
-  "connect-src 'self'",
-  "img-src 'self' data:",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'"
-].join('; ')
+/** Text set inside an HTML element or attribute. */
+const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, c => `&#${c.charCodeAt(0)};`)
 
-export function dashboardPage (opts: { tokenRequired: boolean }): string {
-  return `<!doctype html>
+/** A panel's script as one call of `panel(...)`; its id and scope are JSON, its body the area's. */
+const panelScript = (p: DashboardPanel): string =>
+  `\n  panel(${JSON.stringify(p.id)}, ${String(p.scope === 'global')}, function (dash) {\n${p.script}\n  })\n`
+
+function panelMarkup (p: DashboardPanel, first: boolean): string {
+  const id = escapeHtml(p.id)
+  return `  <section class="card" id="panel-${id}" aria-labelledby="panel-${id}-title"${first ? '' : ' hidden'}>
+    <h2 id="panel-${id}-title">${escapeHtml(p.title)} <span class="count" id="panel-${id}-count"></span></h2>
+    <div class="error panel-status" id="panel-${id}-status" role="alert"></div>
+${p.markup}
+  </section>`
+}
+
+/** The page and the content security policy that allows exactly its inline style and script. */
+export function dashboardPage (opts: { tokenRequired: boolean, panels: DashboardPanel[] }): { html: string, csp: string } {
+  const style = STYLE + opts.panels.map(p => p.style ?? '').join('\n')
+  const script = SCRIPT_START + opts.panels.map(panelScript).join('') + SCRIPT_END
+  const csp = [
+    "default-src 'none'",
+    `script-src ${hash(script)}`,
+    `style-src ${hash(style)}`,
+    "connect-src 'self'",
+    "img-src 'self' data:",
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'"
+  ].join('; ')
+  const html = `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Sandbox dashboard</title>
 <link rel="icon" href="data:,">
-<style>${STYLE}</style>
+<style>${style}</style>
 </head>
 <body data-token-required="${String(opts.tokenRequired)}">
 <header>
@@ -439,68 +308,29 @@ export function dashboardPage (opts: { tokenRequired: boolean }): string {
   </div>
   <form id="auth" hidden>
     <label for="admin-token">Admin token</label>
-    <input id="admin-token" name="admin-token" type="password" autocomplete="off" spellcheck="false">
+    <input id="admin-token" name="admin-token" type="password" autocomplete="off" spellcheck="false" aria-describedby="auth-hint">
     <button class="primary" type="submit">Use token</button>
     <span id="auth-message" role="status"></span>
+    <span id="auth-hint">Kept for this browser tab only. An organization's control token (client credentials with the <code>sandbox:control</code> scope) works too: the page then shows that organization only.</span>
   </form>
 </header>
+<nav aria-label="Dashboard panels">
+${opts.panels.map((p, i) => `  <a href="#${escapeHtml(p.id)}" id="nav-${escapeHtml(p.id)}"${i === 0 ? ' aria-current="page"' : ''}>${escapeHtml(p.title)}</a>`).join('\n')}
+  <span class="grow"></span>
+  <div class="tools">
+    <label id="org-picker">Organization <select id="org"><option value="">All organizations</option></select></label>
+    <span id="org-bound" class="mono" hidden></span>
+    <span id="org-message" role="status"></span>
+    <label><input type="checkbox" id="auto" checked> Auto-refresh</label>
+    <button type="button" id="refresh">Refresh</button>
+  </div>
+</nav>
 <main>
-  <section class="card span-4" aria-labelledby="clock-title">
-    <h2 id="clock-title">Clock</h2>
-    <div id="clock" class="muted">Loading…</div>
-    <div class="toolbar">
-      <button type="button" data-advance="60">+1 min</button>
-      <button type="button" data-advance="600">+10 min</button>
-      <button type="button" data-advance="3600">+1 hour</button>
-      <button type="button" data-advance="86400">+1 day</button>
-    </div>
-    <div class="toolbar">
-      <button type="button" id="freeze">Freeze</button>
-      <button type="button" id="real">Real time</button>
-    </div>
-  </section>
-  <section class="card span-8" aria-labelledby="clients-title">
-    <h2 id="clients-title">Clients <span class="count" id="clients-count"></span></h2>
-    <div id="clients" class="muted">Loading…</div>
-  </section>
-  <section class="card span-12" aria-labelledby="requests-title">
-    <h2 id="requests-title">Request log <span class="count" id="requests-count"></span></h2>
-    <div class="toolbar">
-      <input type="search" id="filter-path" placeholder="Path, e.g. /core/*" aria-label="Filter by path">
-      <select id="filter-status" aria-label="Filter by status">
-        <option value="">Any status</option><option value="2xx">2xx</option><option value="3xx">3xx</option><option value="4xx">4xx</option><option value="5xx">5xx</option>
-      </select>
-      <span class="grow"></span>
-      <label><input type="checkbox" id="auto" checked> Auto-refresh</label>
-      <button type="button" id="refresh">Refresh</button>
-      <button type="button" id="clear">Clear log</button>
-    </div>
-    <div id="requests" class="muted">Loading…</div>
-    <div class="muted">Click a row for headers and bodies (credentials masked). Reads of the control API are not logged.</div>
-  </section>
-  <section class="card span-12" aria-labelledby="kyc-title">
-    <h2 id="kyc-title">Users: KYC and accounts <span class="count" id="kyc-count"></span></h2>
-    <div class="toolbar"><label>Organization <select id="kyc-org"></select></label></div>
-    <div id="kyc" class="muted">Loading…</div>
-    <div class="muted">Forcing an outcome sets the process's status at once and emits its event, as the service's review would.</div>
-  </section>
-  <section class="card span-12" aria-labelledby="transactions-title">
-    <h2 id="transactions-title">Transactions <span class="count" id="transactions-count"></span></h2>
-    <div id="transactions" class="muted">Loading…</div>
-    <div class="muted"><span id="transactions-message" role="status"></span> Of the organization chosen above, newest first. A pending transaction's buttons move it at once, with its events and postings, as the service would; otherwise it completes on the sandbox clock.</div>
-  </section>
-  <section class="card span-8" aria-labelledby="deliveries-title">
-    <h2 id="deliveries-title">Webhook deliveries</h2>
-    <div class="toolbar"><label>Organization <select id="deliveries-org"></select></label></div>
-    <div id="deliveries" class="muted">Loading…</div>
-  </section>
-  <section class="card span-4" aria-labelledby="faults-title">
-    <h2 id="faults-title">Fault rules</h2>
-    <div id="faults" class="muted">Loading…</div>
-  </section>
+${opts.panels.map((p, i) => panelMarkup(p, i === 0)).join('\n')}
 </main>
-<script>${SCRIPT}</script>
+<script>${script}</script>
 </body>
 </html>
 `
+  return { html, csp }
 }

@@ -10,6 +10,7 @@ import clock from './clock.js'
 import log from './log.js'
 import faultRules from './fault-rules.js'
 import dashboard from './dashboard.js'
+import { sandboxPanels } from './dashboard-panels.js'
 import { entitiesFixture, loadSeed, organizationsFixture } from './fixtures.js'
 import { migrations } from './migrations.js'
 
@@ -30,6 +31,7 @@ export default defineArea({
   tags: [{ name: 'Sandbox', description: 'Sandbox control API: not part of the real service.' }],
   migrations,
   fixtures: [organizationsFixture, entitiesFixture],
+  dashboardPanels: sandboxPanels,
   // A reset removed fault rules and organizations' clocks with their rows: the cached list goes,
   // the clocks are read again. A full reset also gives the global clock back its real time.
   reset: async (app, organizationId) => {

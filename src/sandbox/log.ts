@@ -25,6 +25,8 @@ export default async function log (app: FastifyInstance): Promise<void> {
         '(a restart empties it); on PostgreSQL it is in the database, shared by every replica (each request served by any of them). ' +
         'Not logged: reads of the control API (`GET /_sandbox/...`: the dashboard, health, clock, clients, ...) and the log\'s own routes. ' +
         'Filters combine: `method`, `path` (exact, or with `*` for any characters), `status` (`404` or `4xx`), `clientId`, `limit` (default 100).\n\n' +
+        'Paging: `offset` skips that many of the matching entries, newest first (default 0), so `limit=20&offset=20` is the second page of 20; ' +
+        'requests logged between two reads shift the pages by as many entries.\n\n' +
         'An organization\'s control token (or the admin\'s `organizationId`) reads only the requests made by that organization\'s clients ' +
         '(with their tokens, or at the token endpoint); `total` then counts those.',
     acts: 'organization',

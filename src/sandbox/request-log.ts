@@ -71,6 +71,8 @@ export interface RequestLogFilter {
   /** Only the requests made by these clients (an organization's). */
   clientIds?: readonly string[]
   limit?: number
+  /** Matching entries to skip, newest first, before the `limit` kept (paging). */
+  offset?: number
 }
 
 /** `*` matches any run of characters; everything else is literal. */
@@ -399,6 +401,7 @@ export class RequestLog {
     const method = filter.method?.toUpperCase()
     const path = filter.path === undefined ? undefined : globMatcher(filter.path)
     const status = filter.status
+    let skip = filter.offset ?? 0
     const out: RequestLogEntry[] = []
     const clients = filter.clientIds === undefined ? undefined : new Set(filter.clientIds)
     for (let i = 1; i <= this.#size && out.length < limit; i++) {
@@ -409,6 +412,7 @@ export class RequestLog {
       if (status !== undefined && !(status.endsWith('xx') ? String(r.status)[0] === status[0] : String(r.status) === status)) continue
       if (path !== undefined && !path(pathOf(r))) continue
       if (filter.clientId !== undefined && r.clientId !== filter.clientId) continue
+      if (skip > 0) { skip--; continue }
       out.push(formatEntry(r))
     }
     return out
@@ -545,7 +549,8 @@ class TableRequestLog implements RequestLogging {
       status: filter.status === undefined ? undefined : statusRange(filter.status),
       clientId: filter.clientId,
       clientIds: filter.clientIds,
-      limit: filter.limit ?? 100
+      limit: filter.limit ?? 100,
+      offset: filter.offset ?? 0
     }, this.capacity)
     return rows.map(entry => JSON.parse(entry) as RequestLogEntry)
   }

@@ -159,12 +159,14 @@ export interface RequestLogSearch {
   /** Only entries of these clients. */
   clientIds?: readonly string[]
   limit: number
+  /** Matching entries skipped (newest first) before the `limit` returned. */
+  offset?: number
 }
 
 export interface RequestLogStore {
   /** Adds entries (oldest first) and deletes the oldest beyond `capacity`, in one statement. */
   append (rows: RequestLogRow[], capacity: number): Promise<void>
-  /** The JSON of the newest `limit` entries that match, among the newest `capacity`, newest first. */
+  /** The JSON of the newest `limit` entries that match after the first `offset` of them, among the newest `capacity`, newest first. */
   search (search: RequestLogSearch, capacity: number): Promise<string[]>
   /** How many entries there are, at most `capacity`. */
   count (capacity: number): Promise<number>
@@ -203,7 +205,7 @@ export function requestLogStore (db: Db): RequestLogStore {
       AND (CAST(@statusFrom AS BIGINT) IS NULL OR status BETWEEN @statusFrom AND @statusTo)
       AND (CAST(@clientId AS TEXT) IS NULL OR client_id = @clientId)
       AND (CAST(@clientIds AS TEXT[]) IS NULL OR client_id = ANY(CAST(@clientIds AS TEXT[])))
-    ORDER BY seq DESC LIMIT @limit`).pluck()
+    ORDER BY seq DESC LIMIT @limit OFFSET @offset`).pluck()
   const count = db.prepare<[number], number>('SELECT count(*) FROM (SELECT 1 FROM sandbox_request_log ORDER BY seq DESC LIMIT ?) AS newest').pluck()
   const clear = db.prepare('DELETE FROM sandbox_request_log')
   const clearClients = db.prepare<[string[]]>('DELETE FROM sandbox_request_log WHERE client_id = ANY(CAST(? AS TEXT[]))')
@@ -223,7 +225,8 @@ export function requestLogStore (db: Db): RequestLogStore {
         statusTo: s.status?.[1] ?? null,
         clientId: s.clientId === undefined ? null : pgText(s.clientId),
         clientIds: s.clientIds === undefined ? null : s.clientIds.map(pgText),
-        limit: s.limit
+        limit: s.limit,
+        offset: s.offset ?? 0
       })
     },
     async count (capacity) { return (await count.get(capacity)) ?? 0 },

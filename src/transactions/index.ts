@@ -11,6 +11,7 @@ import { depositRoutes } from './deposits.js'
 import { rfiRoutes } from './rfis.js'
 import { ledgerView } from './sandbox-view.js'
 import { transactionsSandboxEntity } from './sandbox.js'
+import { accountsPanel, transactionsPanel } from './dashboard-panels.js'
 
 async function transactionsArea (app: FastifyInstance): Promise<void> {
   const stop = followSettlements(app)
@@ -37,6 +38,7 @@ export default defineArea({
     ownerOf: async (app, organizationId, id) => (await ledgerOf(app).get(organizationId, id))?.userId
   }],
   sandboxEntities: [transactionsSandboxEntity],
+  dashboardPanels: [accountsPanel, transactionsPanel],
   userHoldings: async (app, _organizationId, userId) => await ledgerOf(app).userHoldings(userId),
   accountLedger: async (app, _organizationId, accountId) => {
     const ledger = ledgerOf(app)

@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify'
 import { LedgerView, LedgerViewQuery } from '../../schemas/ledger-view.js'
 import { callerOrganization, control } from '../kit/operation.js'
 import { accountsOf } from '../accounts/service.js'
+import { findAsset } from '../catalogue/lookup.js'
 import { ledgerOf } from './service.js'
 import type { TransactionRecord } from './store.js'
 
@@ -20,6 +21,24 @@ const side = (s: TransactionRecord['body']['origin'], accountId: string | null):
   type: typeof s.node.type === 'string' ? s.node.type : 'unknown',
   ...(accountId === null ? {} : { accountId })
 })
+
+/**
+ * What the dashboard calls a transaction. A trade is a committed quote between two accounts of the
+ * same user in different assets: `buy <asset>` when the destination's asset is not fiat (crypto or
+ * a stablecoin; bought with fiat or with another crypto asset), `sell <asset>` when only the
+ * origin's is not fiat, `exchange <from> → <to>` between two fiat currencies. Otherwise its kind
+ * (`transfer`, `deposit`).
+ */
+async function labelOf (app: FastifyInstance, t: TransactionRecord): Promise<string> {
+  const { origin, destination } = t.body
+  if (t.kind !== 'transfer' || origin.asset === destination.asset || t.originAccountId === null || t.destinationAccountId === null) return t.kind
+  const to = await accountsOf(app).get(t.organizationId, t.destinationAccountId)
+  if (to?.userId !== t.userId) return t.kind
+  const fiat = async (code: string): Promise<boolean> => (await findAsset(app, code))?.type === 'fiat'
+  if (!await fiat(destination.asset)) return `buy ${destination.asset}`
+  if (!await fiat(origin.asset)) return `sell ${origin.asset}`
+  return `exchange ${origin.asset} → ${destination.asset}`
+}
 
 export async function ledgerView (app: FastifyInstance): Promise<void> {
   control(app, {
@@ -58,6 +77,7 @@ export async function ledgerView (app: FastifyInstance): Promise<void> {
       organizationId: t.organizationId,
       userId: t.userId,
       kind: t.kind,
+      label: await labelOf(app, t),
       status: t.status,
       ...(t.reason === null ? {} : { reason: t.reason }),
       ...await pendingRfi(t).then(id => id === undefined ? {} : { pendingRequestForInformation: id }),

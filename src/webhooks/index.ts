@@ -12,6 +12,7 @@ import { Retention } from './retention.js'
 import managementLinkRoutes from './management-link.js'
 import portalRoutes from './portal/routes.js'
 import sandboxWebhookRoutes from './sandbox-routes.js'
+import { webhooksPanel } from './dashboard-panel.js'
 
 async function webhooksRoutes (app: FastifyInstance): Promise<void> {
   const store = app.storage.store(webhooksStore)
@@ -51,5 +52,6 @@ export default defineArea({
   name: 'webhooks',
   tags: [{ name: 'Webhooks', description: 'Webhook management links.' }],
   migrations,
+  dashboardPanels: [webhooksPanel],
   plugin: webhooksRoutes
 })

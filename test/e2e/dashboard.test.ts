@@ -1,5 +1,5 @@
 // The dashboard in a real browser: it asks for the admin token, then shows the clock, the clients
-// and the request log of a listening sandbox, with a request the test made.
+// and the request log of a listening sandbox (each reached by its link), with a request the test made.
 import t from 'tap'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -35,16 +35,21 @@ t.test('the dashboard shows the request log of a listening sandbox, behind the a
 
   await field.fill(ADMIN)
   await field.press('Enter')
+  const show = async (panel: string): Promise<void> => { await page.getByRole('navigation').getByRole('link', { name: panel, exact: true }).click() }
+  t.match(await page.locator('#auth-hint').textContent(), /organization's control token .* works too/, 'the hint names the other token')
+
+  // The clock panel comes first.
+  await page.locator('#clock .clock-now').waitFor()
+  t.match(await page.locator('#clock .clock-now').textContent(), /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{3} UTC$/)
+  t.equal(await page.locator('#clock .badge').textContent(), 'Frozen')
+  t.equal(await page.locator('#clock-scope').textContent(), 'The sandbox clock.', 'the admin\'s clock is the sandbox\'s')
+  t.equal(await page.evaluate(() => sessionStorage.getItem('sandbox.adminToken')), ADMIN, 'kept for the tab')
+
+  await show('Request log')
   const row = page.locator('#requests tbody tr', { hasText: '/core/nothing' })
   await row.waitFor()
   t.match(await row.textContent(), /GET.*\/core\/nothing.*404/)
   t.equal(await row.getAttribute('data-request-id'), requestId, 'the very request the test made')
-  t.equal(await page.evaluate(() => sessionStorage.getItem('sandbox.adminToken')), ADMIN, 'kept for the tab')
-
-  await page.locator('#clients tbody tr', { hasText: 'sandbox-demo-client' }).waitFor()
-  t.match(await page.locator('#clock .clock-now').textContent(), /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{3} UTC$/)
-  t.equal(await page.locator('#clock .badge').textContent(), 'Frozen')
-  await page.locator('#deliveries').filter({ hasText: /No deliveries|Created/ }).waitFor()
 
   // Details of a request open on a click, with credentials masked.
   await row.click()
@@ -52,11 +57,18 @@ t.test('the dashboard shows the request log of a listening sandbox, behind the a
   await details.waitFor()
   t.match(await details.textContent(), /"user-agent"/)
 
+  await show('Clients')
+  await page.locator('#clients tbody tr', { hasText: 'sandbox-demo-client' }).waitFor()
+  await show('Webhooks')
+  await page.locator('#deliveries').filter({ hasText: /No deliveries|Created/ }).waitFor()
+
   // The clock buttons act on the sandbox.
+  await show('Clock')
   const before = Date.parse(app.clock.iso())
   await page.getByRole('button', { name: '+1 hour' }).click()
   await waitFor(() => Date.parse(app.clock.iso()) !== before, { what: 'the sandbox clock to move' })
   t.equal(Date.parse(app.clock.iso()) - before, 3_600_000, 'the sandbox clock moved one hour')
+  await show('Request log')
   await page.locator('#requests tbody tr', { hasText: '/_sandbox/clock' }).waitFor()
 
   await page.screenshot({ path: join(tmpdir(), 'dashboard.png'), fullPage: true })

@@ -57,3 +57,16 @@ t.test('the sandbox\'s areas declare every tag its operations use, and every met
   t.strictSame(registry.sandboxEntity('files')?.segment, 'files')
   t.strictSame(registry.sandboxEntity('accounts')?.segment, 'accounts')
 })
+
+t.test('dashboard panels come in their order, then area order; two panels of one id are refused', async t => {
+  const panel = (id: string, order: number): { id: string, title: string, order: number, markup: string, script: string } =>
+    ({ id, title: id.toUpperCase(), order, markup: '', script: 'return function () {}' })
+  const registry = new AreaRegistry([
+    defineArea({ name: 'a', dashboardPanels: [panel('log', 1000), panel('first', 10)], plugin }),
+    defineArea({ name: 'b', plugin }),
+    defineArea({ name: 'c', dashboardPanels: [panel('tie', 10), panel('middle', 50)], plugin })
+  ])
+  t.strictSame(registry.dashboardPanels().map(p => p.id), ['first', 'tie', 'middle', 'log'])
+  const twice = new AreaRegistry([defineArea({ name: 'a', dashboardPanels: [panel('x', 1)], plugin }), defineArea({ name: 'b', dashboardPanels: [panel('x', 2)], plugin })])
+  t.throws(() => twice.dashboardPanels(), /Two dashboard panels have the id x/)
+})

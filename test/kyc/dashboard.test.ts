@@ -18,6 +18,7 @@ t.test('the dashboard shows each user\'s KYC and forces an outcome', { skip: wit
   page.on('console', m => { if (m.type() === 'error') problems.push(m.text()) })
   page.on('pageerror', e => problems.push(e.message))
   await page.goto(`${base}/_sandbox/`)
+  await page.getByRole('link', { name: 'Users and KYC' }).click()
 
   const row = page.locator(`#kyc tr[data-user-id="${u.userId}"]`)
   await row.waitFor()

@@ -179,3 +179,23 @@ t.test('an entry that cannot be written is reported and left out; the others of 
   t.equal(errors.length, 1)
   t.match(errors[0], { message: 'unreadable headers' })
 })
+
+t.test('offset pages the log: each page holds older entries than the one before, filters apply first', async t => {
+  const app = await build(t)
+  for (let i = 0; i < 7; i++) await app.inject({ method: 'GET', url: `/core/nothing/${i}` })
+  await app.inject({ method: 'GET', url: '/core/other' })
+
+  const page = async (query: string): Promise<{ status: number, paths: string[], total: number }> => {
+    const res = await app.inject({ method: 'GET', url: `/_sandbox/requests${query}` })
+    t.match(res.headers['content-type'], /^application\/json/)
+    const body = res.json()
+    return { status: res.statusCode, paths: body.requests?.map((r: { path: string }) => r.path), total: body.total }
+  }
+  t.same(await page('?path=/core/nothing/*&limit=3'), { status: 200, paths: ['/core/nothing/6', '/core/nothing/5', '/core/nothing/4'], total: 8 })
+  t.same(await page('?path=/core/nothing/*&limit=3&offset=3'), { status: 200, paths: ['/core/nothing/3', '/core/nothing/2', '/core/nothing/1'], total: 8 }, 'the second page: older entries')
+  t.same(await page('?path=/core/nothing/*&limit=3&offset=6'), { status: 200, paths: ['/core/nothing/0'], total: 8 }, 'the last page is short')
+  t.same((await page('?limit=3&offset=8')).paths, [], 'past the end: no entries')
+  t.same((await page('?limit=2&offset=0')).paths, ['/core/other', '/core/nothing/6'], 'offset 0 is the first page')
+  t.equal((await page('?offset=-1')).status, 400, 'a negative offset is refused')
+  t.equal((await page('?offset=abc')).status, 400)
+})

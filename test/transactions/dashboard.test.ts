@@ -42,11 +42,12 @@ t.test('GET /_sandbox/ledger: accounts with balances and transactions with statu
   t.match(view.transactions[0], {
     userId: s.userId,
     kind: 'transfer',
+    label: 'buy BTC',
     status: 'processing',
     origin: { asset: 'GBP', amount: '10.00', type: 'account', accountId: s.accounts.GBP },
     destination: { asset: 'BTC', type: 'account', accountId: s.accounts.BTC }
   })
-  t.match(view.transactions[1], { kind: 'deposit', status: 'completed', origin: { asset: 'GBP', amount: '100', type: 'bank-address' } })
+  t.match(view.transactions[1], { kind: 'deposit', label: 'deposit', status: 'completed', origin: { asset: 'GBP', amount: '100', type: 'bank-address' } })
   t.equal(view.transactions[0].pendingRequestForInformation, undefined, 'none while processing')
   await s.app.inject({ method: 'POST', url: `/_sandbox/transactions/${tradeId}/status`, payload: { status: 'on-hold' } })
   const onHold = (await s.app.inject({ method: 'GET', url: '/_sandbox/ledger' })).json().transactions[0]
@@ -58,6 +59,30 @@ t.test('GET /_sandbox/ledger: accounts with balances and transactions with statu
   const none = (await s.app.inject({ method: 'GET', url: `/_sandbox/ledger?organizationId=${other.organizationId}` })).json()
   t.same(none.transactions, [])
   t.equal((await s.app.inject({ method: 'GET', url: '/_sandbox/ledger?organizationId=nope' })).statusCode, 400)
+})
+
+t.test('GET /_sandbox/ledger labels a trade: buy or sell the crypto asset, exchange between fiat currencies', async t => {
+  const s = await quoteSetup(t)
+  const fund = async (asset: string, amount: string) => await deposit(s.app, { organizationId: DEMO_ORG, userId: s.userId, accountId: s.accounts[asset], originNode: { type: 'bank-address', network: 'fps' }, asset, amount })
+  await fund('GBP', '100')
+  await fund('BTC', '0.01')
+  const trade = async (from: string, to: string, amount: string): Promise<string> => {
+    await s.app.inject({ method: 'POST', url: '/_sandbox/clock', payload: { advanceSeconds: 1 } })
+    const quote = (await s.quote({ origin: { type: 'account', id: s.accounts[from] }, destination: { type: 'account', id: s.accounts[to] }, denomination: { asset: from, amount } })).json().quote
+    return (await createTransaction(s.app, DEMO_ORG, s.userId, { quoteId: quote.id }, CONTEXT)).transaction.id as string
+  }
+  const bought = await trade('GBP', 'BTC', '10')
+  const sold = await trade('BTC', 'GBP', '0.001')
+  const exchanged = await trade('GBP', 'EUR', '5')
+  const swapped = await trade('BTC', 'ETH', '0.001')
+  const res = await s.app.inject({ method: 'GET', url: `/_sandbox/ledger?organizationId=${DEMO_ORG}` })
+  t.equal(res.statusCode, 200)
+  const labels = Object.fromEntries(res.json().transactions.map((x: { id: string, label: string }) => [x.id, x.label]))
+  t.equal(labels[bought], 'buy BTC', 'GBP to BTC buys BTC')
+  t.equal(labels[sold], 'sell BTC', 'BTC to GBP sells BTC')
+  t.equal(labels[exchanged], 'exchange GBP → EUR', 'between two fiat currencies')
+  t.equal(labels[swapped], 'buy ETH', 'from one crypto asset to another buys the destination\'s')
+  t.same(res.json().transactions.filter((x: { kind: string }) => x.kind === 'deposit').map((x: { label: string }) => x.label), ['deposit', 'deposit'])
 })
 
 t.test('the dashboard shows balances and transactions, and completes a pending one', { skip: withoutChromium }, async t => {
@@ -72,22 +97,27 @@ t.test('the dashboard shows balances and transactions, and completes a pending o
   page.on('console', m => { if (m.type() === 'error') problems.push(m.text()) })
   page.on('pageerror', e => problems.push(e.message))
   await page.goto(`${base}/_sandbox/`)
+  const show = async (panel: string): Promise<void> => { await page.getByRole('navigation').getByRole('link', { name: panel, exact: true }).click() }
 
-  const account = page.locator(`#kyc tr[data-user-id="${s.userId}"] [data-account-id="${s.accounts.GBP}"]`)
+  await show('Accounts')
+  const account = page.locator(`#accounts tr[data-user-id="${s.userId}"] [data-account-id="${s.accounts.GBP}"]`)
   await account.waitFor()
   t.match(await account.textContent(), /GBP · GBP 100 \(90 available\)/, 'the account with its balance')
 
+  await show('Transactions')
   const row = page.locator(`#transactions tr[data-transaction-id="${tradeId}"]`)
   await row.waitFor()
-  t.match(await row.textContent(), /transfer.*10\.00 GBP · account.*BTC · account.*processing/s)
+  t.match(await row.textContent(), /buy BTC.*10\.00 GBP · account.*BTC · account.*processing/s)
   t.same(await row.locator('button').allTextContents(), ['Complete', 'Fail', 'Hold'], 'the control actions of a processing transaction')
 
   await row.getByRole('button', { name: 'Complete' }).click()
   await page.locator(`#transactions tr[data-transaction-id="${tradeId}"][data-status="completed"]`).waitFor()
   await waitFor(async () => (await ledgerOf(s.app).get(undefined, tradeId))?.status === 'completed', { what: 'the transaction to complete' })
   t.match(await page.locator(`#transactions tr[data-transaction-id="${tradeId}"]`).textContent(), /completed.*final/s, 'no actions once final')
-  await page.locator(`#kyc [data-account-id="${s.accounts.GBP}"]`, { hasText: 'GBP 90 (90 available)' }).waitFor()
+  await show('Accounts')
+  await page.locator(`#accounts [data-account-id="${s.accounts.GBP}"]`, { hasText: 'GBP 90 (90 available)' }).waitFor()
   t.pass('the balance after completion')
+  await show('Transactions')
 
   // A transaction on hold: its pending request for information can be expired from the page.
   const again = (await s.quote({ origin: { type: 'account', id: s.accounts.GBP }, destination: { type: 'account', id: s.accounts.BTC }, denomination: { asset: 'GBP', amount: '10' } })).json().quote
@@ -99,7 +129,8 @@ t.test('the dashboard shows balances and transactions, and completes a pending o
   await heldRow.getByRole('button', { name: 'Expire RFI' }).click()
   await page.locator(`#transactions tr[data-transaction-id="${held}"][data-status="failed"]`, { hasText: 'travel-rule-verification-failed' }).waitFor()
   t.equal((await ledgerOf(s.app).rfis(held))[0].status, 'expired', 'the request for information expired')
-  await page.locator(`#kyc [data-account-id="${s.accounts.GBP}"]`, { hasText: 'GBP 90 (90 available)' }).waitFor()
+  await show('Accounts')
+  await page.locator(`#accounts [data-account-id="${s.accounts.GBP}"]`, { hasText: 'GBP 90 (90 available)' }).waitFor()
   t.pass('the hold released')
   await page.screenshot({ path: join(tmpdir(), 'dashboard-ledger.png'), fullPage: true })
   t.same(problems, [], 'no script errors')
