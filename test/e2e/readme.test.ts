@@ -4,7 +4,7 @@
 // each required to exit 0; the last shows the webhooks the example receiver verified.
 import t from 'tap'
 import { spawn } from 'node:child_process'
-import { mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -90,14 +90,13 @@ t.test('the happy path runs as written, command for command', async t => {
   await app.listen({ port: 0, host: '127.0.0.1' })
   const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`
 
-  // The README's commands run "in this folder": a scratch one, with the examples beside it.
+  // The README's commands run in the project's folder; each block is sourced from a scratch one.
   const dir = mkdtempSync(join(tmpdir(), 'readme-'))
   t.teardown(() => { rmSync(dir, { recursive: true, force: true }) })
-  symlinkSync(join(ROOT, 'examples'), join(dir, 'examples'))
 
   const shell = spawn('bash', ['--noprofile', '--norc'], {
-    cwd: dir,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, BASE_URL: base, RECEIVER_PORT: String(await freePort()) },
+    cwd: ROOT,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, TMPDIR: dir, BASE_URL: base, RECEIVER_PORT: String(await freePort()) },
     stdio: ['pipe', 'pipe', 'pipe'],
     detached: true
   })
