@@ -6,8 +6,9 @@
 //   SANDBOX_URL=http://127.0.0.1:8080 node --test examples/
 //
 // SANDBOX_URL defaults to http://127.0.0.1:8080. Set SANDBOX_ADMIN_TOKEN when the sandbox has one,
-// and SANDBOX_CLIENT_ID / SANDBOX_CLIENT_SECRET for another client than the demo one. The sandbox's
-// clock must run near real time: Standard Webhooks receivers refuse timestamps over 5 minutes off.
+// SANDBOX_CLIENT_ID / SANDBOX_CLIENT_SECRET for another client than the demo one, and SERVICE_NAME
+// when the sandbox's is not `service`. The sandbox's clock must run near real time: Standard
+// Webhooks receivers refuse timestamps over 5 minutes off.
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { createServer } from 'node:http'
@@ -18,7 +19,9 @@ const SANDBOX = process.env.SANDBOX_URL ?? 'http://127.0.0.1:8080'
 const ADMIN = process.env.SANDBOX_ADMIN_TOKEN
 const CLIENT_ID = process.env.SANDBOX_CLIENT_ID ?? 'sandbox-demo-client'
 const CLIENT_SECRET = process.env.SANDBOX_CLIENT_SECRET ?? 'sandbox-demo-secret'
-const USER_CONTEXT = { 'x-service-user-ip': '203.0.113.7', 'x-service-user-agent': 'example-tests/1.0' }
+// The end user's context headers are named after the sandbox's SERVICE_NAME (`service` by default).
+const SERVICE = process.env.SERVICE_NAME ?? 'service'
+const USER_CONTEXT = { [`x-${SERVICE}-user-ip`]: '203.0.113.7', [`x-${SERVICE}-user-agent`]: 'example-tests/1.0' }
 const KYC_PROCESSES = [
   'profile', 'address', 'email', 'phone', 'identity', 'proof-of-address', 'customer-due-diligence', 'enhanced-due-diligence',
   'crypto-risk-assessment', 'self-categorization-statement', 'tax-details', 'screening', 'risk'
