@@ -3,7 +3,7 @@
 // webhooks that follow, verified with the endpoint's secret. Plain Node (node:test, fetch) and the
 // `standardwebhooks` package; nothing of the sandbox's own code.
 //
-//   SANDBOX_URL=http://127.0.0.1:8080 node --test examples/
+//   SANDBOX_URL=http://127.0.0.1:8080 node --test examples/integration.test.js
 //
 // SANDBOX_URL defaults to http://127.0.0.1:8080. Set SANDBOX_ADMIN_TOKEN when the sandbox has one,
 // SANDBOX_CLIENT_ID / SANDBOX_CLIENT_SECRET for another client than the demo one, and SERVICE_NAME
