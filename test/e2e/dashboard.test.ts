@@ -3,7 +3,8 @@
 import t from 'tap'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { build, waitFor } from '../helpers.js'
+import { randomUUID } from 'node:crypto'
+import { accessToken, bearer, build, waitFor } from '../helpers.js'
 import { launchBrowser, withoutChromium } from '../browser.js'
 
 const ADMIN = 'dashboard-admin-token-0123456789'
@@ -73,4 +74,47 @@ t.test('the dashboard shows the request log of a listening sandbox, behind the a
 
   await page.screenshot({ path: join(tmpdir(), 'dashboard.png'), fullPage: true })
   t.same(problems.filter(p => !/401/.test(p)), [], 'no script errors')
+})
+
+t.test('signed in with an organization\'s control token, the dashboard shows that organization and moves its clock only', { skip: withoutChromium }, async t => {
+  const app = await build(t, { adminToken: ADMIN })
+  const admin = { authorization: `Bearer ${ADMIN}` }
+  const organizationId = randomUUID()
+  const client = await app.inject({ method: 'POST', url: '/_sandbox/clients', headers: admin, payload: { organizationId, scopes: ['core.*', 'sandbox:control'] } })
+  t.equal(client.statusCode, 201)
+  const token = await accessToken(app, { clientId: client.json().clientId, secret: client.json().clientSecret })
+  const own = await app.inject({ method: 'POST', url: '/_sandbox/fixtures', headers: bearer(token), payload: { users: [{ email: 'own@example.com' }] } })
+  t.equal(own.statusCode, 201)
+  const ownUser = own.json().users[0].id as string
+  const other = await app.inject({ method: 'POST', url: '/_sandbox/fixtures', headers: admin, payload: { users: [{ email: 'demo@example.com' }] } })
+  const otherUser = other.json().users[0].id as string
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`
+
+  const browser = await launchBrowser(t)
+  const page = await browser.newPage({ viewport: { width: 1360, height: 1000 } })
+  const problems: string[] = []
+  page.on('pageerror', e => problems.push(e.message))
+  await page.goto(`${base}/_sandbox/`)
+  const field = page.getByLabel('Admin token')
+  await field.fill(token)
+  await field.press('Enter')
+
+  await page.locator('#clock-scope', { hasText: `The clock of organization ${organizationId}` }).waitFor()
+  t.notOk(await page.locator('#org-picker').isVisible(), 'no organization picker')
+  t.notOk(await page.locator('#nav-clients').isVisible(), 'no clients panel')
+  await page.getByRole('navigation').getByRole('link', { name: 'Users and KYC', exact: true }).click()
+  await page.locator(`#kyc tr[data-user-id="${ownUser}"]`).waitFor()
+  t.equal(await page.locator(`#kyc tr[data-user-id="${otherUser}"]`).count(), 0, 'another organization\'s user is not shown')
+
+  await page.getByRole('navigation').getByRole('link', { name: 'Clock', exact: true }).click()
+  const globalBefore = (await app.inject({ method: 'GET', url: '/_sandbox/clock', headers: admin })).json().now as string
+  const ownBefore = Date.parse((await app.inject({ method: 'GET', url: '/_sandbox/clock', headers: bearer(token) })).json().now)
+  await page.getByRole('button', { name: '+1 day' }).click()
+  const ownNow = async (): Promise<number> => Date.parse((await app.inject({ method: 'GET', url: '/_sandbox/clock', headers: admin, query: { organizationId } })).json().now)
+  await waitFor(async () => await ownNow() - ownBefore >= 86_400_000, { what: 'the organization\'s clock to move' })
+  const ownAfter = (await app.inject({ method: 'GET', url: '/_sandbox/clock', headers: admin, query: { organizationId } })).json()
+  t.equal(Date.parse(ownAfter.now) - ownBefore, 86_400_000, 'the organization\'s clock moved one day')
+  t.equal((await app.inject({ method: 'GET', url: '/_sandbox/clock', headers: admin })).json().now, globalBefore, 'the global clock did not move')
+  t.same(problems, [], 'no script errors')
 })
