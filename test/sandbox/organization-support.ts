@@ -47,8 +47,8 @@ export interface Organization {
   organizationId: string
   clientId: string
   clientSecret: string
-  /** A fresh client-credentials token of the organization's client (every scope it holds). */
-  token: () => Promise<string>
+  /** A fresh client-credentials token of the organization's client (every scope it holds), asked through `via`. */
+  token: (via?: Call) => Promise<string>
 }
 
 /**
@@ -63,8 +63,8 @@ export async function organization (call: Call, organizationId: string, partnerA
     organizationId,
     clientId,
     clientSecret,
-    token: async () => {
-      const res = await call({
+    token: async (via = call) => {
+      const res = await via({
         method: 'POST',
         url: '/core/oauth2/token',
         headers: { authorization: basic(clientId, clientSecret), 'content-type': 'application/x-www-form-urlencoded' },
