@@ -147,7 +147,8 @@ async function journey (t: Test, { replicas, index, start, traded, moved }: Jour
 /** Runs `count` journeys at once on `replicas`, then checks no organization reaches another's data. */
 async function journeys (t: Test, replicas: FastifyInstance[], count: number): Promise<void> {
   const admin: Call = async options => await replicas[0].inject(options)
-  const start = expect('global clock', await asAdmin(admin, 'GET', '/_sandbox/clock'), 200).body.now as string
+  // The global clock stands still (for every replica: they read it from the database).
+  const start = expect('global clock', await asAdmin(admin, 'POST', '/_sandbox/clock', { frozen: true }), 200).body.now as string
   const traded = barrier(count)
   const moved = barrier(count)
   const outcomes = await Promise.all(Array.from({ length: count }, async (_, index) => await journey(t, { replicas, index, start, traded, moved })))
@@ -190,5 +191,30 @@ if (backend !== 'postgres') {
       return await build(t, { ...first.config }, { clock })
     }
     await journeys(t, [first, await another(), await another()], 3)
+  })
+
+  t.test('organizations moving their clocks at once through different replicas: every replica reads every move at its next request', async t => {
+    const first = await build(t, config)
+    const another = async (): Promise<FastifyInstance> => {
+      const clock = new Clock()
+      clock.freeze(true)
+      clock.set(first.clock.now())
+      return await build(t, { ...first.config }, { clock })
+    }
+    const replicas = [first, await another(), await another()]
+    const admin: Call = async options => await first.inject(options)
+    const start = Date.parse(expect('freeze', await asAdmin(admin, 'POST', '/_sandbox/clock', { frozen: true }), 200).body.now)
+    const orgs = await Promise.all([0, 1, 2].map(async () => await organization(admin, randomUUID(), first.config.partnerArea)))
+    const tokens = await Promise.all(orgs.map(async o => await o.token()))
+    for (let round = 1; round <= 8; round++) {
+      // Each organization moves its clock by a second through another replica, all at once.
+      const moves = await Promise.all(orgs.map(async (_, i) =>
+        await injectHttp(async options => await replicas[(i + round) % 3].inject(options), tokens[i]).call('POST', '/_sandbox/clock', { body: { advanceSeconds: 1 } })))
+      t.same(moves.map(m => m.status), [200, 200, 200], `round ${round}: moved`)
+      const wanted = new Date(start + round * 1000).toISOString()
+      const seen = await Promise.all(orgs.map(async (_, i) => await Promise.all(replicas.map(async r =>
+        (await r.inject({ method: 'GET', url: '/_sandbox/clock', headers: { authorization: `Bearer ${tokens[i]}` } })).json().now as string))))
+      t.same(seen, orgs.map(() => [wanted, wanted, wanted]), `round ${round}: every replica reads each organization ${round} s on`)
+    }
   })
 }
