@@ -3,15 +3,17 @@
 // (its tokens, quotes, settlements, KYC reviews, prices) follows A's clock when A moves it, and
 // nothing of B changes; the admin's global clock moves both; `{ real: true }` puts an organization
 // back on the global clock; a frozen organization's clock stays frozen (moved by the global's moves
-// only); and a control token cannot see or move another organization's clock.
+// only); a control token cannot see or move another organization's clock; and its events, webhook
+// deliveries and pinned prices are on its clock too.
 import t from 'tap'
 import { randomUUID } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
-import { basic, build, generalTerms } from '../helpers.js'
+import { basic, build, generalTerms, userIp } from '../helpers.js'
 import { Clock } from '../../src/clock.js'
 import { Decimal } from '../../src/money/decimal.js'
 import { fpsDeposit, fpsDetails, newAccount, readyUser, type Answer, type Http } from '../transactions/http-support.js'
 import { acct } from '../transactions/support.js'
+import { startReceiver } from '../webhooks/support.js'
 import { ADMIN_TOKEN, asAdmin, injectHttp, organization, type Call, type Organization } from './organization-support.js'
 
 const DAY = 86_400
@@ -264,4 +266,52 @@ t.test('a control token reaches its own organization\'s clock only', async t => 
   t.equal(scoped.status, 403)
   t.equal(scoped.body.code, 'token_insufficient_scopes')
   t.same(await clockOf(call, b), bBefore, 'no clock moved')
+})
+
+t.test('an organization\'s events, webhook deliveries and pinned prices are on its clock, with its own pins', async t => {
+  const app = await build(t, config)
+  const call: Call = async options => await app.inject(options)
+  const receiver = await startReceiver(t)
+  const a = await organization(call, randomUUID(), app.config.partnerArea)
+  const b = await organization(call, randomUUID(), app.config.partnerArea)
+  for (const org of [a, b]) {
+    expect('endpoint', await control(call, org, 'POST', '/_sandbox/webhooks/endpoints', { url: receiver.url, eventTypes: ['core.user.created'] }), 201)
+  }
+  expect('A moves', await control(call, a, 'POST', '/_sandbox/clock', { advanceSeconds: DAY }), 200)
+  const aNow = (await clockOf(call, a)).now
+  const bNow = (await clockOf(call, b)).now
+  t.equal(seconds(aNow, bNow), DAY)
+
+  // A user of each: its event, the message and the delivery carry its organization's time.
+  const users = new Map<string, { org: Organization, now: string }>()
+  for (const [org, now] of [[a, aNow], [b, bNow]] as const) {
+    const made = expect('user', await injectHttp(call, await org.token()).call('POST', '/core/users', {
+      headers: userIp(),
+      body: { email: `events-${org.organizationId}@example.com`, termsOfService: generalTerms('GB'), primaryCitizenship: 'GB', address: { country: 'GB' } }
+    }), 201).body.user
+    t.equal(made.createdAt, now, 'the user is created at its organization\'s now')
+    users.set(made.id, { org, now })
+  }
+  const deliveries = await receiver.waitFor(2)
+  for (const delivery of deliveries) {
+    const payload = JSON.parse(delivery.body) as { type: string, createdAt: string, data: { user: { id: string } } }
+    const { org, now } = users.get(payload.data.user.id)!
+    const name = org === a ? 'A' : 'B'
+    t.equal(payload.createdAt, now, `${name}: the event's createdAt`)
+    t.equal(delivery.headers['webhook-timestamp'], String(Math.floor(Date.parse(now) / 1000)), `${name}: the delivery's webhook-timestamp`)
+    // (Deliveries are scheduled on the global clock: the message's own createdAt is the global clock's.)
+    const messages = expect('messages', await control(call, org, 'GET', '/_sandbox/webhooks/messages'), 200).body.messages as Array<{ organizationId: string, payload: { createdAt: string, data: { user: { id: string } } } }>
+    t.same(messages.map(m => [m.organizationId, m.payload.createdAt, m.payload.data.user.id]), [[org.organizationId, now, payload.data.user.id]], `${name}: its one message, the event at its now`)
+  }
+
+  // A pins BTC for itself, at its now: A prices with its pin, B with the model.
+  const rate = async (org: Organization): Promise<Record<string, string>> =>
+    expect('rate', await control(call, org, 'GET', '/core/assets/BTC/rates?denomination=USD'), 200).body.rates.USD
+  const bRate = await rate(b)
+  const pinned = expect('pin', await control(call, a, 'POST', '/_sandbox/rates', { asset: 'BTC', mid: '12345.67' }), 201).body
+  t.same(pinned, { asset: 'BTC', mid: '12345.67', pinnedAt: aNow }, 'pinned at A\'s now')
+  t.equal(new Decimal((await rate(a)).mid).toFixed(), '12345.67', 'A reads its pin')
+  t.same(await rate(b), bRate, 'B\'s price did not move')
+  t.same(expect('A pins', await control(call, a, 'GET', '/_sandbox/rates'), 200).body.rates, [pinned], 'A lists its pin')
+  t.same(expect('B pins', await control(call, b, 'GET', '/_sandbox/rates'), 200).body.rates, [], 'B has none')
 })
