@@ -224,6 +224,20 @@ t.test('real time again, frozen organizations and the global clock', async t => 
   t.ok(seconds(adminMovesB.now, bBefore.now) >= 0 && seconds(adminMovesB.now, bBefore.now) < 60, 'B frozen at its now')
   t.equal((await clockOf(call, a)).frozen, false, 'A still runs')
   t.equal(expect('global clock', await asAdmin(call, 'GET', '/_sandbox/clock'), 200).body.frozen, false, 'the global clock still runs')
+
+  // The admin puts the global clock back on real time: A, running, keeps its offset; B, frozen, is
+  // moved by as much as the global clock (both clocks run: a second of slack).
+  const globalBefore = await globalNow()
+  const aOffset = seconds((await clockOf(call, a)).now, globalBefore)
+  const realGlobal = expect('global real', await asAdmin(call, 'POST', '/_sandbox/clock', { real: true }), 200).body
+  t.equal(realGlobal.frozen, false)
+  t.ok(Math.abs(Date.parse(realGlobal.now) - Date.now()) < 60_000, 'the global clock reads the machine\'s time')
+  const shift = seconds(realGlobal.now, globalBefore)
+  t.ok(shift < -7200, `the global clock went back ${-shift} s`)
+  t.ok(Math.abs(seconds((await clockOf(call, a)).now, await globalNow()) - aOffset) < 1, 'A keeps its offset')
+  const bReal = await clockOf(call, b)
+  t.equal(bReal.frozen, true, 'B stays frozen')
+  t.ok(Math.abs(seconds(bReal.now, adminMovesB.now) - shift) < 1, `B moved with the global clock (${seconds(bReal.now, adminMovesB.now)} s)`)
 })
 
 t.test('a control token reaches its own organization\'s clock only', async t => {
@@ -265,6 +279,25 @@ t.test('a control token reaches its own organization\'s clock only', async t => 
   const scoped = await injectHttp(call, token.json().access_token).call('POST', '/_sandbox/clock', { body: { advanceSeconds: 60 } })
   t.equal(scoped.status, 403)
   t.equal(scoped.body.code, 'token_insufficient_scopes')
+  const none = await call({ method: 'POST', url: '/_sandbox/clock', payload: { advanceSeconds: 60 } })
+  t.equal(none.statusCode, 401, 'no token, with an admin token configured')
+  t.equal(none.json().code, 'token_invalid')
+  // A client whose tokens act as a user of the organization.
+  const user = expect('user', await aHttp.call('POST', '/core/users', {
+    headers: userIp(),
+    body: { email: 'acting@example.com', termsOfService: generalTerms('GB'), primaryCitizenship: 'GB', address: { country: 'GB' } }
+  }), 201).body.user.id as string
+  const acting = expect('user client', await asAdmin(call, 'POST', '/_sandbox/clients', { organizationId: a.organizationId, name: 'acting', scopes: ['sandbox:control'], userId: user }), 201).body
+  const userToken = await call({
+    method: 'POST',
+    url: '/core/oauth2/token',
+    headers: { authorization: basic(acting.clientId, acting.clientSecret), 'content-type': 'application/x-www-form-urlencoded' },
+    payload: 'grant_type=client_credentials'
+  })
+  t.equal(userToken.statusCode, 200, userToken.body)
+  const asUser = await injectHttp(call, userToken.json().access_token).call('POST', '/_sandbox/clock', { body: { advanceSeconds: 60 } })
+  t.equal(asUser.status, 403, 'a token acting as a user')
+  t.equal(asUser.body.code, 'token_subject_not_allowed')
   t.same(await clockOf(call, b), bBefore, 'no clock moved')
 })
 
