@@ -4,11 +4,11 @@
 // nothing of B changes; the admin's global clock moves both; `{ real: true }` puts an organization
 // back on the global clock; a frozen organization's clock stays frozen (moved by the global's moves
 // only); a control token cannot see or move another organization's clock; and its events, webhook
-// deliveries and pinned prices are on its clock too.
+// deliveries and pinned prices are on its clock too; and the clocks outlast a restart.
 import t from 'tap'
 import { randomUUID } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
-import { basic, build, generalTerms, userIp } from '../helpers.js'
+import { basic, build, fileDatabasePath, generalTerms, userIp } from '../helpers.js'
 import { Clock } from '../../src/clock.js'
 import { Decimal } from '../../src/money/decimal.js'
 import { fpsDeposit, fpsDetails, newAccount, readyUser, type Answer, type Http } from '../transactions/http-support.js'
@@ -84,7 +84,7 @@ async function observe (s: Setup, token: string): Promise<Record<string, unknown
 const cddOf = (view: Record<string, any>): string => view.kyc.processes.customerDueDiligence.status
 /** A control call with a fresh token of the organization (an older one may have expired on its clock). */
 const control = async (call: Call, org: Organization, method: 'GET' | 'POST', url: string, body?: object): Promise<Answer> =>
-  await injectHttp(call, await org.token()).call(method, url, { body })
+  await injectHttp(call, await org.token(call)).call(method, url, { body })
 const clockOf = async (call: Call, org: Organization): Promise<{ now: string, frozen: boolean, organizationId: string | null }> =>
   expect('clock', await control(call, org, 'GET', '/_sandbox/clock'), 200).body
 const seconds = (later: string, earlier: string): number => (Date.parse(later) - Date.parse(earlier)) / 1000
@@ -347,4 +347,31 @@ t.test('an organization\'s events, webhook deliveries and pinned prices are on i
   t.same(await rate(b), bRate, 'B\'s price did not move')
   t.same(expect('A pins', await control(call, a, 'GET', '/_sandbox/rates'), 200).body.rates, [pinned], 'A lists its pin')
   t.same(expect('B pins', await control(call, b, 'GET', '/_sandbox/rates'), 200).body.rates, [], 'B has none')
+})
+
+t.test('organizations\' clocks are kept across a restart, a frozen one where the global clock moved it', async t => {
+  const path = fileDatabasePath(t)
+  const first = await build(t, { ...config, databasePath: path })
+  const call: Call = async options => await first.inject(options)
+  const a = await organization(call, randomUUID(), first.config.partnerArea)
+  const b = await organization(call, randomUUID(), first.config.partnerArea)
+  expect('A ahead', await control(call, a, 'POST', '/_sandbox/clock', { advanceSeconds: 3600 }), 200)
+  expect('B freezes', await control(call, b, 'POST', '/_sandbox/clock', { frozen: true }), 200)
+  // The global clock runs, then moves by 600 s: B, frozen, is moved with it.
+  expect('global runs', await asAdmin(call, 'POST', '/_sandbox/clock', { frozen: false }), 200)
+  const global = expect('global advance', await asAdmin(call, 'POST', '/_sandbox/clock', { advanceSeconds: 600 }), 200).body.now as string
+  const bBefore = await clockOf(call, b)
+  t.equal(bBefore.frozen, true)
+  await first.close()
+
+  // The sandbox starts again, its clock standing at the instant the global clock had reached.
+  const clock = new Clock()
+  clock.freeze(true)
+  clock.set(Date.parse(global))
+  const second = await build(t, { ...config, databasePath: path }, { clock })
+  const again: Call = async options => await second.inject(options)
+  const globalAgain = expect('global clock', await asAdmin(again, 'GET', '/_sandbox/clock'), 200).body.now as string
+  const aAfter = await clockOf(again, a)
+  t.equal(seconds(aAfter.now, globalAgain), 3600, 'A is still an hour ahead of the global clock')
+  t.same(await clockOf(again, b), bBefore, 'B still stands where the global move put it')
 })
