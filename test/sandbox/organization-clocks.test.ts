@@ -372,6 +372,7 @@ t.test('organizations\' clocks are kept across a restart, a frozen one where the
   const again: Call = async options => await second.inject(options)
   const globalAgain = expect('global clock', await asAdmin(again, 'GET', '/_sandbox/clock'), 200).body.now as string
   const aAfter = await clockOf(again, a)
-  t.equal(seconds(aAfter.now, globalAgain), 3600, 'A is still an hour ahead of the global clock')
+  // (On PostgreSQL the stored global clock is taken, and it runs: a second of slack.)
+  t.ok(Math.abs(seconds(aAfter.now, globalAgain) - 3600) < 1, `A is still an hour ahead of the global clock (${seconds(aAfter.now, globalAgain)} s)`)
   t.same(await clockOf(again, b), bBefore, 'B still stands where the global move put it')
 })
