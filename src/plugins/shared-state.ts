@@ -30,12 +30,16 @@ async function sharedState (app: FastifyInstance): Promise<void> {
   const droppers: Array<() => void> = [() => { app.clients.forget() }]
   const reloadOrganizationClocks = async (): Promise<void> => { app.clock.adoptOrganizations(await store.organizationClocks()) }
   let clockVersion = 0
+  // This replica's own clock save brought the clock version to `version`: it is current only when
+  // nothing came between (version one past ours). Else another replica moved a clock meanwhile,
+  // and the next refresh, seeing a newer version than ours, reads every clock again.
+  const taken = (version: number): void => { if (version === clockVersion + 1) clockVersion = version }
   const state: SharedState = {
     onStale: drop => { droppers.push(drop) },
     refresh: async () => {},
     moveOrganizationClock: async (organizationId, position) => {
       const version = await store.saveOrganizationClock(organizationId, position)
-      clockVersion = Math.max(clockVersion, version)
+      taken(version)
       app.clock.setOrganization(organizationId, position)
     },
     reloadOrganizationClocks
@@ -81,7 +85,7 @@ async function sharedState (app: FastifyInstance): Promise<void> {
     const { offsetMs, frozenAt } = app.clock.position
     saving++
     saved = store.saveClock(offsetMs, frozenAt, change?.shiftMs ?? 0)
-      .then(v => { clockVersion = Math.max(clockVersion, v) }, err => { app.log.error({ err }, 'the clock could not be stored for the other replicas') })
+      .then(taken, err => { app.log.error({ err }, 'the clock could not be stored for the other replicas') })
       .finally(() => { saving-- })
   })
   app.clock.follow(() => saved)
