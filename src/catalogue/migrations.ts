@@ -69,8 +69,17 @@ INSERT INTO catalogue_pins_by_organization (organization_id, asset, mid, pinned_
 DROP TABLE catalogue_pins;
 ALTER TABLE catalogue_pins_by_organization RENAME TO catalogue_pins;
 `,
+  // Rebuilt on both, so the columns come in the same order.
   postgres: `
-ALTER TABLE catalogue_pins ADD COLUMN organization_id TEXT COLLATE "C" NOT NULL DEFAULT '';
-ALTER TABLE catalogue_pins DROP CONSTRAINT catalogue_pins_pkey, ADD PRIMARY KEY (organization_id, asset, pinned_at);
+CREATE TABLE catalogue_pins_by_organization (
+  organization_id TEXT COLLATE "C" NOT NULL DEFAULT '',
+  asset TEXT COLLATE "C" NOT NULL,
+  mid TEXT COLLATE "C" NOT NULL,
+  pinned_at BIGINT NOT NULL,
+  PRIMARY KEY (organization_id, asset, pinned_at)
+);
+INSERT INTO catalogue_pins_by_organization (organization_id, asset, mid, pinned_at) SELECT '', asset, mid, pinned_at FROM catalogue_pins;
+DROP TABLE catalogue_pins;
+ALTER TABLE catalogue_pins_by_organization RENAME TO catalogue_pins;
 `
 }]

@@ -140,12 +140,18 @@ export async function loadSeed (app: FastifyInstance, file: string): Promise<See
 /** Checks and loads a seed, recording its digest. */
 export async function applySeed (app: FastifyInstance, seed: Seed): Promise<void> {
   const checked = await checkFixture(app, seed.document)
+  const seeds = app.storage.store(seedsStore)
   if (!checked.ok) {
+    // Another replica starting at the same moment may have loaded it since this one looked: its
+    // rows are what the check found taken.
+    if (await seeds.loaded(seed.digest)) {
+      app.log.info({ seedFile: seed.file }, 'seed loaded by another replica meanwhile')
+      return
+    }
     throw new SeedError(`SEED_FILE ${seed.file} is not a valid fixture; nothing was loaded:\n${checked.violations.map(describe).join('\n')}`)
   }
   // Replicas that start together each check the seed; the first to write it marks it loaded in
   // the same write, and the others, serialised behind it, find it marked and load nothing.
-  const seeds = app.storage.store(seedsStore)
   const summary = await loadFixture(app, checked, async () => {
     if (await seeds.loaded(seed.digest)) return false
     await seeds.markLoaded(seed.digest, app.clock.iso())

@@ -112,9 +112,11 @@ t.test('a read from outside never sees what the write in progress may still roll
     await sleep(30)
     throw new Error('refused')
   })
+  // Awaited below; attached now, so a slow read (a loaded machine) cannot leave the refusal unhandled.
+  const refusal = t.rejects(refused, /refused/)
   await inserted.promise
   t.equal(await setting(db, 'x'), undefined, 'a row that was rolled back was never seen')
-  await t.rejects(refused, /refused/)
+  await refusal
   t.equal(await setting(db, 'x'), undefined)
 
   // Written, then committed: the read made meanwhile sees it only if the commit came first
