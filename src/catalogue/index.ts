@@ -11,6 +11,7 @@ import {
 } from '../../schemas/catalogue.js'
 import { commaSeparated } from '../http/query.js'
 import { defineArea } from '../kit/area.js'
+import { config } from './config.js'
 import { operation } from '../kit/operation.js'
 import { catalogueService } from './lookup.js'
 import { catalogueFixtures } from './fixtures.js'
@@ -289,6 +290,7 @@ async function catalogueRoutes (app: FastifyInstance): Promise<void> {
 }
 
 export default defineArea({
+  config,
   name: 'catalogue',
   tags: [
     { name: 'Countries', description: 'Countries and their subdivisions, with restrictions.' },

@@ -3,6 +3,7 @@
 // and as sandbox entities.
 import type { FastifyInstance } from 'fastify'
 import { defineArea } from '../kit/area.js'
+import { config } from './config.js'
 import { noContent, operation } from '../kit/operation.js'
 import { UserContextHeaders } from '../../schemas/headers.js'
 import {
@@ -141,6 +142,7 @@ async function externalAccountsRoutes (app: FastifyInstance): Promise<void> {
 }
 
 export default defineArea({
+  config,
   name: 'external-accounts',
   tags: [{ name: TAG, description: 'A user\'s cards and bank accounts outside the service, which funds come from and go to.' }],
   migrations,

@@ -5,6 +5,7 @@ import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
 import type { Static, TSchema } from 'typebox'
 import type { Migration } from '../storage/migrate.js'
 import type { FixtureContext } from './fixtures.js'
+import type { ConfigVariable } from './config.js'
 
 /** An entity type that carries metadata (`/core/<segment>/<id>/metadata`), in the API's own words. */
 export interface MetadataEntity {
@@ -104,6 +105,11 @@ export type UserRemoval = (organizationId: string, userId: string) => Promise<vo
 
 export interface Area {
   name: string
+  /**
+   * The environment variables the area reads, as `app.config.<key>` (src/config.ts reads them;
+   * docs/configuration.md and `.env.example` list them).
+   */
+  config?: readonly ConfigVariable[]
   /** The OpenAPI tags of the area's operations. */
   tags?: Array<{ name: string, description: string }>
   /** The area's schema migrations, in order; each is recorded as `<area>/<name>`. */
@@ -150,8 +156,11 @@ export function defineFixtureKey<S extends TSchema> (key: Omit<FixtureKey, 'sche
   return key as unknown as FixtureKey
 }
 
-/** Declares an area: the type checks the declaration where it is written. */
-export const defineArea = (area: Area): Area => area
+/**
+ * Declares an area: the type checks the declaration where it is written, and keeps the types of
+ * its variables, which type `app.config` (src/areas.ts).
+ */
+export const defineArea = <const V extends readonly ConfigVariable[] = []>(area: Area & { config?: V }): Area & { config?: V } => area
 
 /** Everything the areas declared, composed once when the app is built. */
 export class AreaRegistry {

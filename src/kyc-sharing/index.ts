@@ -7,6 +7,7 @@ import { operation } from '../kit/operation.js'
 import { createSession, SESSION_TTL_SECONDS } from './sessions.js'
 import { identifyUser } from './service.js'
 import { defineArea } from '../kit/area.js'
+import { config } from './config.js'
 
 async function kycSharingRoutes (app: FastifyInstance): Promise<void> {
   const partner = app.config.partnerArea
@@ -64,6 +65,7 @@ async function kycSharingRoutes (app: FastifyInstance): Promise<void> {
 }
 
 export default defineArea({
+  config,
   name: 'kyc-sharing',
   tags: [{ name: 'KYC sharing', description: 'Partner area: identify users for KYC sharing, and open sessions to share their KYC.' }],
   plugin: kycSharingRoutes

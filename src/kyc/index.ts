@@ -13,6 +13,7 @@ import { acceptLanguage, contentLanguage, type ContentLanguage } from '../http/u
 import { localize } from './translations.js'
 import { commaSeparated } from '../http/query.js'
 import { defineArea } from '../kit/area.js'
+import { config } from './config.js'
 import { operation, type OperationRequest } from '../kit/operation.js'
 import * as handlers from './handlers.js'
 import { KycService, type Updated } from './service.js'
@@ -286,6 +287,7 @@ const PROCESS_OPERATIONS: ProcessOperation[] = [
 ]
 
 export default defineArea({
+  config,
   name: 'kyc',
   tags: [{ name: TAG, description: 'Know your customer: the processes that verify an individual user.' }],
   migrations,
