@@ -65,8 +65,14 @@ export function orderedKeys (keys: FixtureKey[]): FixtureKey[] {
 /** The fixture document's schema: every key optional, nothing else allowed. */
 export function fixtureDocumentSchema (areas: AreaRegistry): TSchema {
   const properties: Record<string, TSchema> = {}
-  for (const k of orderedKeys(areas.fixtureKeys())) properties[k.key] = Type.Optional(k.schema)
-  return Type.Object(properties, { additionalProperties: false, description: 'A fixture document; every part is optional. Items refer to each other by id.' })
+  // The document's example is made of the keys' own: each key's first example, where it has one.
+  const example: Record<string, unknown> = {}
+  for (const k of orderedKeys(areas.fixtureKeys())) {
+    properties[k.key] = Type.Optional(k.schema)
+    const examples = (k.schema as { examples?: unknown[] }).examples
+    if (examples !== undefined && examples.length > 0) example[k.key] = examples[0]
+  }
+  return Type.Object(properties, { additionalProperties: false, description: 'A fixture document; every part is optional. Items refer to each other by id.', examples: [example] })
 }
 
 /** The answer's schema: what each key loaded. */
