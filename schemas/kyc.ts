@@ -285,6 +285,7 @@ export const KycForce = Type.Object({
 }, { additionalProperties: false, examples: [{ status: 'ok' }, { status: 'failed', reason: 'document expired' }] })
 export type KycForce = Static<typeof KycForce>
 export const KycForced = Type.Object({ process: ProcessRef, summary: KycSummary })
+export const KycUserParams = Type.Object({ userId: Uuid })
 
 export const KybParams = Type.Object({ userId: Uuid })
 export const KybChange = Type.Object({ status: Type.Enum(['running', 'ok', 'failed']) }, { additionalProperties: false, examples: [{ status: 'ok' }] })
