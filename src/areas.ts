@@ -18,6 +18,7 @@ import transactions from './transactions/index.js'
 import portfolio from './portfolio/index.js'
 import webhooks from './webhooks/index.js'
 import sandbox from './sandbox/index.js'
+import scenarios from './scenarios/index.js'
 
 const declared = [
   auth,
@@ -34,7 +35,8 @@ const declared = [
   kyc,
   kycSharing,
   webhooks,
-  sandbox
+  sandbox,
+  scenarios
 ] as const
 
 export const areas: readonly Area[] = declared
