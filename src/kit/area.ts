@@ -231,6 +231,11 @@ export class AreaRegistry {
     return keys
   }
 
+  /** Every area-held entity type, in area order. */
+  sandboxEntities (): SandboxEntity[] {
+    return this.areas.flatMap(a => a.sandboxEntities ?? [])
+  }
+
   /** The area-held entity type of this segment, if an area holds it. */
   sandboxEntity (segment: string): SandboxEntity | undefined {
     return this.areas.flatMap(a => a.sandboxEntities ?? []).find(e => e.segment === segment)

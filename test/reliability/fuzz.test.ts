@@ -18,6 +18,8 @@ import { backend, basic, bearer, build, DEMO_ID, DEMO_SECRET, makeClient, onBeha
 import { webhooksStore } from '../../src/webhooks/store.js'
 import { hashLinkToken } from '../../src/webhooks/service.js'
 import { closedPort, documentedRoutes, envelopeProblem, routesOf, type Route } from './support.js'
+import { AreaRegistry } from '../../src/kit/area.js'
+import { areas } from '../../src/areas.js'
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 1500)
 const SEED = Number(process.env.FUZZ_SEED ?? 20_240_611)
@@ -239,7 +241,7 @@ const KNOWN: Record<string, string[]> = {
   token: ['{{linkA}}', '{{linkB}}', '{{linkExpired}}', 'A'.repeat(43)],
   id: ['{{endpointA}}', '{{messageA}}'],
   clientId: ['{{clientB}}', DEMO_ID, 'no-such-client'],
-  entity: ['accounts', 'files', 'external-accounts', 'transactions', 'users'],
+  entity: new AreaRegistry(areas).metadataEntities().map(e => e.segment),
   network: ['xrp-ledger', 'bitcoin', 'sepa', 'no-such-network'],
   asset: ['BTC', 'USD', 'NOPE'],
   country: ['GB', 'KP', 'ZZ'],
