@@ -34,7 +34,7 @@ async function kycSharingRoutes (app: FastifyInstance): Promise<void> {
     }
   }, async (request, reply) => {
     const { email, country } = request.body
-    const { user, created } = await identifyUser(app, request.auth!.organizationId, email, country)
+    const { user, created } = await identifyUser(app, request.auth.organizationId, email, country)
     return reply.code(created ? 201 : 200).send({ user })
   })
 
@@ -59,7 +59,7 @@ async function kycSharingRoutes (app: FastifyInstance): Promise<void> {
       409: '`operation_not_allowed` (`permission-denied`): KYC sharing is not configured for the organization.'
     }
   }, async (request, reply) => {
-    const session = await createSession(app, request.auth!.organizationId, request.auth!.clientId, request.body.userId)
+    const session = await createSession(app, request.auth.organizationId, request.auth.clientId, request.body.userId)
     return reply.code(session.userToken === undefined ? 200 : 201).send({ kycSharing: session })
   })
 }

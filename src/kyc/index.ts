@@ -14,7 +14,7 @@ import { localize } from './translations.js'
 import { commaSeparated } from '../http/query.js'
 import { defineArea } from '../kit/area.js'
 import { config } from './config.js'
-import { operation, type OperationRequest } from '../kit/operation.js'
+import { operation, type GuardedRequest, type UserAuth } from '../kit/operation.js'
 import * as handlers from './handlers.js'
 import { KycService, type Updated } from './service.js'
 import { kycFixture } from './fixtures.js'
@@ -91,7 +91,7 @@ async function kycRoutes (app: FastifyInstance): Promise<void> {
     }
   }, async (request, reply) => {
     const language = answerLanguage(request.headers['accept-language'] as string | undefined)
-    const answer = await kyc.overview(request.auth!.organizationId, request.auth!.userId!, request.query.detailed)
+    const answer = await kyc.overview(request.auth.organizationId, request.auth.userId, request.query.detailed)
     reply.header('content-language', language)
     return { ...answer, processes: Object.fromEntries(Object.entries(answer.processes).map(([key, view]) => [key, localized(view, language)])) }
   })
@@ -113,9 +113,9 @@ async function kycRoutes (app: FastifyInstance): Promise<void> {
         200: { description: 'The process after the update; `warnings` lists fields that were ignored.', ...(def.locale ? { headers: CONTENT_LANGUAGE } : {}), ...ProcessUpdated(def.code) },
         ...def.responses
       }
-    }, async (request: OperationRequest<{ body: TSchema, headers: TSchema }>, reply) => {
+    }, async (request: GuardedRequest<{ body: TSchema, headers: TSchema }, UserAuth>, reply) => {
       const language = def.locale ? answerLanguage((request.headers as Record<string, string | undefined>)['accept-language']) : undefined
-      const updated = await def.handle(app, request.auth!.organizationId, request.auth!.userId!, request.body as never)
+      const updated = await def.handle(app, request.auth.organizationId, request.auth.userId, request.body as never)
       if (language !== undefined) reply.header('content-language', language)
       const view = language === undefined ? updated.view : localized(updated.view, language)
       return Object.keys(updated.warnings).length === 0 ? { [processKey(def.code)]: view } : { [processKey(def.code)]: view, warnings: updated.warnings }
