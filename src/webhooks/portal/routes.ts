@@ -73,8 +73,9 @@ export default async function portalRoutes (app: FastifyInstance, { service }: {
 
   await app.register(async api => {
     api.decorateRequest('portalOrganizationId', '')
-    api.addHook('onRequest', async request => {
-      const { token } = request.params as { token?: string }
+    // Before the params are validated: every route of this plugin has `:token` in its path.
+    api.addHook<{ Params: { token?: string } }>('onRequest', async request => {
+      const { token } = request.params
       const link = await service.linkState(token ?? '')
       if (link.state === 'invalid') throw linkInvalid()
       if (link.state === 'expired') throw linkExpired(link.expiresAt)
