@@ -52,7 +52,7 @@ export const CreateAccountAnswer = Type.Object({
   errors: Type.Optional(Type.Object({ metadata: Type.Ref('ErrorBody') }, { description: 'Present only when the metadata could not be stored; the account was created without it.' }))
 })
 
-export const UpdateAccountRequest = Type.Object({ label: Type.Optional(Label) }, { additionalProperties: false, minProperties: 1 })
+export const UpdateAccountRequest = Type.Object({ label: Type.Optional(Label) }, { additionalProperties: false, minProperties: 1, examples: [{ label: 'Savings' }] })
 export type UpdateAccountRequest = Static<typeof UpdateAccountRequest>
 
 // ---- Deposit methods ----

@@ -121,12 +121,12 @@ export const CreateExternalAccountAnswer = Type.Object({
   errors: Type.Optional(Type.Object({ metadata: Type.Ref('ErrorBody') }, { description: 'Present only when the metadata could not be stored; the external account was created without it.' }))
 })
 
-export const UpdateExternalAccountRequest = Type.Object({ label: Type.Optional(Label) }, { additionalProperties: false, minProperties: 1 })
+export const UpdateExternalAccountRequest = Type.Object({ label: Type.Optional(Label) }, { additionalProperties: false, minProperties: 1, examples: [{ label: 'Personal Visa' }] })
 export type UpdateExternalAccountRequest = Static<typeof UpdateExternalAccountRequest>
 
 export const ExternalAccountStatusChange = Type.Object({
   status: Type.Enum(EXTERNAL_ACCOUNT_STATUSES, { description: 'The status to set.' }),
   reason: Type.Optional(Type.Enum(STATUS_REASONS, { description: 'Shown as `statusDetails.reason`.' }))
-}, { additionalProperties: false })
+}, { additionalProperties: false, examples: [{ status: 'ok' }, { status: 'failed', reason: 'card-declined-by-bank' }] })
 
 export const EXTERNAL_ACCOUNT_SCHEMAS = [ExternalAccount]

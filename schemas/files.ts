@@ -59,7 +59,10 @@ export const UploadForm = Type.Object({
   policy: Type.String({ description: 'The signed policy, as given in `formData`.' }),
   signature: Type.String({ description: 'The policy\'s signature, as given in `formData`.' }),
   file: Type.String({ format: 'binary', description: 'The bytes: the last part of the form. Its own `Content-Type`, when not `application/octet-stream`, must be the file\'s.' })
-}, { description: 'The form of `upload.formData`, then the file.' })
+}, {
+  description: 'The form of `upload.formData`, then the file.',
+  examples: [{ key: '6f1c2a0e-2b3d-4c5e-8f90-a1b2c3d4e5f6', 'Content-Type': 'image/png', policy: '<upload.formData.policy>', signature: '<upload.formData.signature>', file: '<the bytes of the file>' }]
+})
 
 export const DownloadQuery = Type.Object({
   expires: Type.String({ maxLength: 20, description: 'Unix time (seconds) after which the link is refused.' }),

@@ -143,10 +143,10 @@ export const ProfileUpdate = Type.Object({
     address: Type.Optional(ProfileAddress),
     details: Type.Optional(FreeObject('Further declared details.'))
   })
-})
+}, { examples: [{ input: { fullName: 'Maria Silva', birthdate: '1990-04-12', birthplace: { country: 'PT', town: 'Lisboa' }, primaryCitizenship: 'PT', address: { city: 'Lisboa', line1: 'Rua Augusta 10', postalCode: '1100-053' } } }] })
 export type ProfileUpdate = Static<typeof ProfileUpdate>
 
-export const AddressUpdate = Type.Object({ input: Type.Object({ address: ProfileAddress }) })
+export const AddressUpdate = Type.Object({ input: Type.Object({ address: ProfileAddress }) }, { examples: [{ input: { address: { subdivision: 'PT-11', city: 'Lisboa', line1: 'Rua Augusta 10', postalCode: '1100-053' } } }] })
 export type AddressUpdate = Static<typeof AddressUpdate>
 
 const PartnerVerified = Type.Object({ verifiedAt: VerifiedAt }, { description: 'Sent by a partner that verified the data itself (partner-verified model).' })
@@ -154,13 +154,13 @@ const PartnerVerified = Type.Object({ verifiedAt: VerifiedAt }, { description: '
 export const EmailUpdate = Type.Object({
   input: Type.Object({ email: Type.String({ format: 'email', maxLength: 254 }) }),
   output: Type.Optional(PartnerVerified)
-})
+}, { examples: [{ input: { email: 'maria.silva@example.com' } }, { input: { email: 'maria.silva@example.com' }, output: { verifiedAt: '2026-01-05T10:00:00.000Z' } }] })
 export type EmailUpdate = Static<typeof EmailUpdate>
 
 export const PhoneUpdate = Type.Object({
   input: Type.Object({ phone: Type.String({ pattern: '^\\+[0-9]{1,15}$', description: 'E.164 number.' }), country: CountryCode }),
   output: Type.Optional(PartnerVerified)
-})
+}, { examples: [{ input: { phone: '+351912345678', country: 'PT' } }] })
 export type PhoneUpdate = Static<typeof PhoneUpdate>
 
 const Media = (contexts: string[], maxItems: number) => Type.Array(Type.Object({
@@ -207,7 +207,12 @@ export const IdentityUpdate = Type.Union([
     }),
     output: Type.Optional(Type.Object({ provider: Trimmed(100), verifiedAt: VerifiedAt }))
   })
-])
+], {
+  examples: [
+    { type: 'document-submission', input: { media: [{ context: 'photo-document-front', fileId: '6f1c2a0e-2b3d-4c5e-8f90-a1b2c3d4e5f6' }, { context: 'photo-selfie', fileId: '7a2d3b1f-3c4e-4d6f-9a01-b2c3d4e5f6a7' }] } },
+    { type: 'electronic-verification', input: { data: { givenName: 'Maria', familyName: 'Silva', birthdate: '1990-04-12', citizenshipCountry: 'PT' } } }
+  ]
+})
 export type IdentityUpdate = Static<typeof IdentityUpdate>
 
 export const ProofOfAddressUpdate = Type.Union([
@@ -225,7 +230,12 @@ export const ProofOfAddressUpdate = Type.Union([
     input: Type.Object({ data: Type.Object({ ...Names, address: PersonAddress }) }),
     output: Type.Optional(Type.Object({ provider: Trimmed(100), verifiedAt: VerifiedAt }))
   })
-])
+], {
+  examples: [
+    { type: 'document-submission', input: { media: [{ context: 'address-proof', fileId: '6f1c2a0e-2b3d-4c5e-8f90-a1b2c3d4e5f6' }] } },
+    { type: 'electronic-verification', input: { data: { givenName: 'Maria', familyName: 'Silva', address: { country: 'PT', city: 'Lisboa', line1: 'Rua Augusta 10', postalCode: '1100-053' } } } }
+  ]
+})
 export type ProofOfAddressUpdate = Static<typeof ProofOfAddressUpdate>
 
 const FormInput = Type.Object({
@@ -238,29 +248,29 @@ const ExpiresAt = { ...Timestamp, description: 'When the result stops being vali
 export const CustomerDueDiligenceUpdate = Type.Object({
   input: FormInput,
   output: Type.Optional(Type.Object({ score: Type.Enum(['low', 'medium', 'high']), expiresAt: ExpiresAt, verifiedAt: VerifiedAt }))
-})
+}, { examples: [{ input: { answers: { purpose: { activities: ['investing'] } } } }] })
 export type FormUpdate = Static<typeof CustomerDueDiligenceUpdate> | Static<typeof CryptoRiskAssessmentUpdate> | Static<typeof SelfCategorizationStatementUpdate>
 
 export const CryptoRiskAssessmentUpdate = Type.Object({
   input: FormInput,
   output: Type.Optional(Type.Object({ result: Type.Enum(['approved', 'rejected']), attempts: Attempts, verifiedAt: VerifiedAt }))
-})
+}, { examples: [{ input: { answers: { decisions: { 'who-decides': 'me' } } } }] })
 
 export const SelfCategorizationStatementUpdate = Type.Object({
   input: FormInput,
   output: Type.Optional(Type.Object({ result: Type.Enum(['approved', 'rejected']), attempts: Attempts, expiresAt: ExpiresAt, verifiedAt: VerifiedAt }))
-})
+}, { examples: [{ input: { answers: { category: { type: 'none' } } } }] })
 
 export const EnhancedDueDiligenceUpdate = Type.Object({
   input: Type.Object({ media: Media(['source-of-funds-proof'], 1) }),
   output: Type.Optional(PartnerVerified)
-})
+}, { examples: [{ input: { media: [{ context: 'source-of-funds-proof', fileId: '6f1c2a0e-2b3d-4c5e-8f90-a1b2c3d4e5f6' }] } }] })
 export type EnhancedDueDiligenceUpdate = Static<typeof EnhancedDueDiligenceUpdate>
 
 export const TaxDetailsUpdate = Type.Object({
   input: FreeObject('Parts of the tax-details form (see the process\'s `hint`); each update adds to those sent before.'),
   output: Type.Optional(Type.Object({ result: Type.Enum(['approved', 'rejected']), verifiedAt: VerifiedAt }))
-})
+}, { examples: [{ input: { taxResidency: { countries: ['PT'] }, taxIdentification: { documents: [{ type: 'tin', country: 'PT', number: '123456789' }], certify: true, signature: 'Maria Silva' } } }] })
 export type TaxDetailsUpdate = Static<typeof TaxDetailsUpdate>
 
 // ---- Sandbox controls ----
@@ -272,12 +282,13 @@ export const KycControlParams = Type.Object({
 export const KycForce = Type.Object({
   status: Status,
   reason: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Why; shown as the summary\'s `reason` when the process fails.' }))
-}, { additionalProperties: false })
+}, { additionalProperties: false, examples: [{ status: 'ok' }, { status: 'failed', reason: 'document expired' }] })
 export type KycForce = Static<typeof KycForce>
 export const KycForced = Type.Object({ process: ProcessRef, summary: KycSummary })
+export const KycUserParams = Type.Object({ userId: Uuid })
 
 export const KybParams = Type.Object({ userId: Uuid })
-export const KybChange = Type.Object({ status: Type.Enum(['running', 'ok', 'failed']) }, { additionalProperties: false })
+export const KybChange = Type.Object({ status: Type.Enum(['running', 'ok', 'failed']) }, { additionalProperties: false, examples: [{ status: 'ok' }] })
 export const KybAnswer = Type.Object({ kyb: Type.Object({ userId: Uuid, status: Type.Enum(['running', 'ok', 'failed']), updatedAt: Timestamp }) })
 
 export const KycUsersQuery = Type.Object({ organizationId: Type.Optional(Uuid) }, { additionalProperties: false })
@@ -296,7 +307,7 @@ export const KycUsers = Type.Object({
 
 export const SHARED_PROCESSES = ['profile', 'address', 'email', 'phone', 'identity'] as const
 
-export const KycSharingSessionRequest = Type.Object({ userId: Uuid })
+export const KycSharingSessionRequest = Type.Object({ userId: Uuid }, { examples: [{ userId: '3f2b8c1e-5d4a-4e6f-9b7c-1a2b3c4d5e6f' }] })
 export const KycSharingSession = Type.Object({
   kycSharing: Type.Object({
     processes: Type.Array(Type.Enum([...SHARED_PROCESSES]), { description: 'The shareable processes the user still misses.' }),

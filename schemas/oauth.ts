@@ -6,7 +6,11 @@ export const TokenRequest = Type.Object({
   refresh_token: Type.Optional(Type.String({ maxLength: 8192, description: 'Required for `grant_type=refresh_token`.' })),
   client_id: Type.Optional(Type.String({ description: 'Client id, when not sent with HTTP Basic.' })),
   client_secret: Type.Optional(Type.String({ description: 'Client secret, when not sent with HTTP Basic.' }))
-}, { $id: 'TokenRequest', description: 'Form fields of a token request (`application/x-www-form-urlencoded`).' })
+}, {
+  $id: 'TokenRequest',
+  description: 'Form fields of a token request (`application/x-www-form-urlencoded`).',
+  examples: [{ grant_type: 'client_credentials', scope: 'core.users:create core.users:read' }, { grant_type: 'refresh_token', refresh_token: '<a refresh token>' }]
+})
 
 export const TokenResponse = Type.Object({
   access_token: Type.String({ description: 'The issued access token (a JWT).' }),

@@ -44,7 +44,7 @@ export type UpdateRfiRequest = Static<typeof UpdateRfiRequest>
 /** The sandbox control's change: an RFI closed unanswered. */
 export const RfiStatusChange = Type.Object({
   status: Type.Enum(['expired', 'failed'], { description: '`expired` as the clock would after RFI_EXPIRY_SECONDS, or `failed` as a review would.' })
-})
+}, { examples: [{ status: 'expired' }] })
 
 export const RfiClosedAnswer = Type.Object({
   requestForInformation: Type.Ref('RequestForInformation'),

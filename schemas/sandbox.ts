@@ -31,7 +31,7 @@ export const OrganizationList = Type.Object({ organizations: Type.Array(Type.Ref
 
 export const ResetRequest = Type.Object({
   organizationId: Type.Optional({ ...Uuid, description: 'Wipe only this organization\'s data; absent: wipe everything.' })
-}, { ...Strict, description: 'Optional body of a reset.' })
+}, { ...Strict, description: 'Optional body of a reset.', examples: [{}, { organizationId: '00000000-0000-4000-8000-000000000001' }] })
 export type ResetRequest = Static<typeof ResetRequest>
 
 // ---- Clients ----
@@ -44,7 +44,7 @@ export const ClientCreate = Type.Object({
   refreshTokens: Type.Optional(Type.Boolean({ description: 'Whether client-credentials grants also issue refresh tokens (default false).' })),
   organizationId: Type.Optional({ ...Uuid, description: 'Absent: the demo organization. An unknown id creates the organization.' }),
   userId: Type.Optional(Type.Union([Uuid, Type.Null()], { description: 'Binds the client to a user of its organization: its tokens have subject `user`.' }))
-}, Strict)
+}, { ...Strict, examples: [{ name: 'Partner backend', scopes: ['core.users:create', 'core.users:read', 'core.users:act-on-behalf-of'] }] })
 export type ClientCreate = Static<typeof ClientCreate>
 
 export const ClientView = Type.Object({
@@ -64,7 +64,7 @@ export const ClientListQuery = Type.Object({ organizationId: Type.Optional(Uuid)
 export const ClientParams = Type.Object({ clientId: Type.String({ minLength: 1, maxLength: 128 }) })
 export const RotateSecret = Type.Object({
   clientSecret: Type.Optional({ ...ClientSecret, description: 'Absent: a random secret.' })
-}, Strict)
+}, { ...Strict, examples: [{}, { clientSecret: 'a-new-secret-of-mine' }] })
 
 // ---- Entities ----
 
@@ -73,7 +73,7 @@ export const EntityCreate = Type.Object({
   userId: { ...Uuid, description: 'The owner; the entity joins the user\'s organization.' },
   id: Type.Optional({ ...Uuid, description: 'Absent: a random UUID.' }),
   asset: Type.Optional(Type.String({ minLength: 1, description: 'Accounts only: the account\'s asset (absent: USD); an unknown asset is 404.' }))
-}, Strict)
+}, { ...Strict, examples: [{ userId: '3f2b8c1e-5d4a-4e6f-9b7c-1a2b3c4d5e6f', asset: 'BTC' }] })
 export const EntityView = Type.Object({
   id: Uuid,
   type: Type.String({ description: 'The entity type as in the path (`accounts`, ...).' }),
@@ -101,7 +101,7 @@ export const ClockChange = Type.Object({
   now: Type.Optional({ ...Timestamp, description: 'Jumps to this instant (a frozen clock stays frozen there).' }),
   frozen: Type.Optional(Type.Boolean({ description: 'Stops (true) or restarts (false) sandbox time.' })),
   real: Type.Optional(Type.Literal(true, { description: 'Back to the machine\'s real time, running.' }))
-}, { ...Strict, minProperties: 1, maxProperties: 1, description: 'Exactly one of the properties.' })
+}, { ...Strict, minProperties: 1, maxProperties: 1, description: 'Exactly one of the properties.', examples: [{ advanceSeconds: 3600 }, { frozen: true }] })
 export type ClockChange = Static<typeof ClockChange>
 
 // ---- Request log ----
@@ -152,7 +152,7 @@ export const FaultCreate = Type.Object({
   count: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, description: 'Apply to the next N matching requests, then the rule is spent (absent: until deleted).' })),
   probability: Type.Optional(Type.Number({ minimum: 0, maximum: 1, description: 'Chance (0..1) a matching request is affected (default 1).' })),
   retryAfterSeconds: Type.Optional(Type.Integer({ minimum: 0, maximum: 86_400, description: '`Retry-After` value (default 1 for 429; sent with 503 only when given).' }))
-}, Strict)
+}, { ...Strict, examples: [{ method: 'POST', path: '/core/transactions', status: 503, count: 1 }] })
 export type FaultCreate = Static<typeof FaultCreate>
 
 export const FaultView = Type.Object({
@@ -186,7 +186,7 @@ export const FixtureOrganization = Type.Object({
   name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 }))
 }, Strict)
 export type FixtureOrganization = Static<typeof FixtureOrganization>
-export const FixtureOrganizations = Type.Array(FixtureOrganization, { description: 'Organizations to create; one that exists already is kept as it is.' })
+export const FixtureOrganizations = Type.Array(FixtureOrganization, { description: 'Organizations to create; one that exists already is kept as it is.', examples: [[{ id: '8d0f3a1b-9c2e-4f5a-8b6c-7d8e9f0a1b2c', name: 'Acme' }]] })
 
 export const FixtureUser = Type.Object({
   id: Type.Optional(Uuid),

@@ -123,8 +123,8 @@ export const TransactionListQuery = PageQuery
 export const TransactionStatusChange = Type.Object({
   status: Type.Enum(['completed', 'failed', 'on-hold'], { description: '`completed` settles it now, `failed` releases its hold, `on-hold` opens a pending travel-rule request for information.' }),
   reason: Type.Optional(Type.Enum(TRANSACTION_STATUS_REASONS, { description: 'For `failed` (default `unspecified-error`) and `on-hold` (default `pending-requests-for-information`).' }))
-}, { additionalProperties: false })
+}, { additionalProperties: false, examples: [{ status: 'completed' }, { status: 'on-hold' }] })
 
 export const ConfirmationDecision = Type.Object({
   decision: Type.Enum(['approve', 'decline'], { description: 'The end user\'s answer.' })
-})
+}, { examples: [{ decision: 'approve' }] })

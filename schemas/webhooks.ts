@@ -146,12 +146,12 @@ export const SandboxMessageQuery = Type.Object({
 export const SandboxCreateEndpointRequest = Type.Object({
   ...CreateEndpointRequest.properties,
   organizationId: Type.Optional(OrganizationId)
-}, { additionalProperties: false, description: 'A new endpoint for an organization.' })
+}, { additionalProperties: false, description: 'A new endpoint for an organization.', examples: [{ url: 'https://example.com/webhooks', description: 'Orders service', eventTypes: ['core.transaction.created', 'core.transaction.status-changed'] }] })
 export const SandboxUpdateEndpointRequest = Type.Object({
   ...UpdateEndpointRequest.properties,
   organizationId: Type.Optional(OrganizationId)
-}, { additionalProperties: false, minProperties: 1, description: 'The fields to change.' })
+}, { additionalProperties: false, minProperties: 1, description: 'The fields to change.', examples: [{ disabled: true }] })
 export const SandboxOrganizationBody = Type.Union([
   Type.Object({ organizationId: Type.Optional(OrganizationId) }, { additionalProperties: false }),
   Type.Null()
-], { description: 'Optional: the organization (also accepted as a query parameter).' })
+], { description: 'Optional: the organization (also accepted as a query parameter).', examples: [{ organizationId: '00000000-0000-4000-8000-000000000001' }] })

@@ -2,6 +2,7 @@
 // migrations, fixture keys, reset, metadata entities). Adding an area of the Core API means adding
 // its folder and one line here.
 import type { Area } from './kit/area.js'
+import type { ConfigValues } from './kit/config.js'
 import auth from './auth/index.js'
 import users from './users/index.js'
 import metadata from './metadata/index.js'
@@ -17,8 +18,9 @@ import transactions from './transactions/index.js'
 import portfolio from './portfolio/index.js'
 import webhooks from './webhooks/index.js'
 import sandbox from './sandbox/index.js'
+import scenarios from './scenarios/index.js'
 
-export const areas: readonly Area[] = [
+const declared = [
   auth,
   catalogue,
   users,
@@ -33,5 +35,11 @@ export const areas: readonly Area[] = [
   kyc,
   kycSharing,
   webhooks,
-  sandbox
-]
+  sandbox,
+  scenarios
+] as const
+
+export const areas: readonly Area[] = declared
+
+/** The variables every area declared, typed by their declarations: the areas' part of `app.config`. */
+export type AreasConfig = ConfigValues<NonNullable<(typeof declared)[number]['config']>>

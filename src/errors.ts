@@ -75,8 +75,13 @@ export const insufficientScopes = (required: string[], held: string[]): ApiError
     security: [{ scheme: 'OAuth', schemeScopes: required, tokenScopes: held }]
   }, bearer('insufficient_scope', 'Authorization failed due to insufficient scopes'))
 
+/**
+ * 403 `token_subject_not_allowed`. The message is the reference's; when a client token reaches an
+ * operation for users, it goes on to name the header that acts for one.
+ */
 export const subjectNotAllowed = (subjects: string[], tokenSubject: string): ApiError =>
-  new ApiError(403, 'token_subject_not_allowed', 'The access token subject is not allowed for this operation', { subjects, tokenSubject })
+  new ApiError(403, 'token_subject_not_allowed', 'The access token subject is not allowed for this operation' +
+    (tokenSubject === 'client' ? ': act for a user with the X-On-Behalf-Of header' : ''), { subjects, tokenSubject })
 
 export const tooManyRequests = (retryAfterSeconds: number): ApiError =>
   new ApiError(429, 'too_many_requests', 'Try again later', undefined, { 'retry-after': String(retryAfterSeconds) })

@@ -12,7 +12,6 @@ import {
   ACCOUNT_SCHEMAS, AccountAnswer, AccountListQuery, AccountParams, CreateAccountAnswer, CreateAccountRequest, DefaultAccountList,
   DefaultAccountsQuery, DepositMethodAnswer, DepositMethodQuery, UpdateAccountRequest
 } from '../../schemas/accounts.js'
-import type { SubjectType } from '../auth/guard.js'
 import { migrations } from './migrations.js'
 import {
   accountNotFound, accountView, accountsOf, archiveAccount, createAccount, getDepositMethod, ownAccount, setupDepositMethod
@@ -20,7 +19,7 @@ import {
 import { accountsSandboxEntity } from './sandbox.js'
 
 const TAG = 'Accounts'
-const USERS: SubjectType[] = ['user:business', 'user:individual']
+const USERS = ['user:business', 'user:individual'] as const
 const ACCOUNT_404 = '`entity_not_found` (`details.entity: "account"`): no such account of the acting user.'
 const DEPOSIT_409 = '`asset_feature_not_available` (the account\'s asset cannot take it: `transfer` for its own asset, `buy` for another), ' +
   '`rail_feature_not_available` (the rail takes no deposits), `rail_constraint_violated` (`allowed-deposit-accounts`: only the default account of the asset) ' +
@@ -48,10 +47,10 @@ async function accountsRoutes (app: FastifyInstance): Promise<void> {
     preValidation: commaSeparated('asset'),
     responses: { 200: { description: 'A page of accounts.', ...AccountPage } }
   }, async (request) => {
-    const { organizationId, userId } = request.auth!
+    const { organizationId, userId } = request.auth
     const page = pageOf(request.query)
     const { offset, limit } = pageWindow(page)
-    const { items, hasNext } = pageRows(await accounts.list(organizationId, userId!, request.query.asset, offset, limit), page)
+    const { items, hasNext } = pageRows(await accounts.list(organizationId, userId, request.query.asset, offset, limit), page)
     return { accounts: await Promise.all(items.map(a => accountView(app, a))), pagination: paginationFor(request, app.config.publicUrl, page, hasNext) }
   })
 
@@ -74,8 +73,8 @@ async function accountsRoutes (app: FastifyInstance): Promise<void> {
       409: '`asset_not_supported`: no account can hold the asset.'
     }
   }, async (request, reply) => {
-    const { organizationId, userId } = request.auth!
-    return reply.code(201).send(await createAccount(app, organizationId, userId!, request.body))
+    const { organizationId, userId } = request.auth
+    return reply.code(201).send(await createAccount(app, organizationId, userId, request.body))
   })
 
   operation(app, {
@@ -93,8 +92,8 @@ async function accountsRoutes (app: FastifyInstance): Promise<void> {
     preValidation: commaSeparated('asset'),
     responses: { 200: { description: 'The default accounts.', ...DefaultAccountList } }
   }, async (request) => {
-    const { organizationId, userId } = request.auth!
-    const found = await accounts.defaults(organizationId, userId!, request.query.asset)
+    const { organizationId, userId } = request.auth
+    const found = await accounts.defaults(organizationId, userId, request.query.asset)
     return { accounts: await Promise.all(found.map(a => accountView(app, a))) }
   })
 
@@ -111,8 +110,8 @@ async function accountsRoutes (app: FastifyInstance): Promise<void> {
     headers,
     responses: { 200: { description: 'The account.', ...AccountAnswer }, 404: ACCOUNT_404 }
   }, async (request) => {
-    const { organizationId, userId } = request.auth!
-    return { account: await accountView(app, await ownAccount(app, organizationId, userId!, request.params.accountId)) }
+    const { organizationId, userId } = request.auth
+    return { account: await accountView(app, await ownAccount(app, organizationId, userId, request.params.accountId)) }
   })
 
   operation(app, {
@@ -129,8 +128,8 @@ async function accountsRoutes (app: FastifyInstance): Promise<void> {
     body: UpdateAccountRequest,
     responses: { 200: { description: 'The account as updated.', ...AccountAnswer }, 404: ACCOUNT_404 }
   }, async (request) => {
-    const { organizationId, userId } = request.auth!
-    const account = await ownAccount(app, organizationId, userId!, request.params.accountId)
+    const { organizationId, userId } = request.auth
+    const account = await ownAccount(app, organizationId, userId, request.params.accountId)
     const label = request.body.label ?? account.label
     const updated = await accounts.updateLabel(organizationId, account.id, label, app.clock.iso())
     if (updated === undefined) throw accountNotFound()
@@ -155,8 +154,8 @@ async function accountsRoutes (app: FastifyInstance): Promise<void> {
       409: '`account_has_balance` or `account_has_pending_transactions`: the ledger still holds something for the account.'
     }
   }, async (request, reply) => {
-    const { organizationId, userId } = request.auth!
-    await archiveAccount(app, organizationId, userId!, request.params.accountId)
+    const { organizationId, userId } = request.auth
+    await archiveAccount(app, organizationId, userId, request.params.accountId)
     return reply.code(204).send()
   })
 
@@ -179,8 +178,8 @@ async function accountsRoutes (app: FastifyInstance): Promise<void> {
       409: DEPOSIT_409
     }
   }, async (request) => {
-    const { organizationId, userId } = request.auth!
-    const account = await ownAccount(app, organizationId, userId!, request.params.accountId)
+    const { organizationId, userId } = request.auth
+    const account = await ownAccount(app, organizationId, userId, request.params.accountId)
     return { depositMethod: await getDepositMethod(app, account, request.query) }
   })
 
@@ -207,8 +206,8 @@ async function accountsRoutes (app: FastifyInstance): Promise<void> {
       409: DEPOSIT_409
     }
   }, async (request, reply) => {
-    const { organizationId, userId } = request.auth!
-    const account = await ownAccount(app, organizationId, userId!, request.params.accountId)
+    const { organizationId, userId } = request.auth
+    const account = await ownAccount(app, organizationId, userId, request.params.accountId)
     const { created, depositMethod } = await setupDepositMethod(app, account, request.query)
     return reply.code(created ? 201 : 200).send({ depositMethod })
   })

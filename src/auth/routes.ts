@@ -47,8 +47,6 @@ declare module 'fastify' {
   }
 }
 
-type Form = Record<string, string | string[] | undefined>
-
 const NOT_A_FORM = Symbol('not a form')
 
 export default async function authRoutes (app: FastifyInstance): Promise<void> {
@@ -126,7 +124,9 @@ export default async function authRoutes (app: FastifyInstance): Promise<void> {
     preValidation: async (request: FastifyRequest) => {
       if (request.body === NOT_A_FORM) throw invalidRequest(`Content type must be ${FORM}`)
       if (request.body === undefined || request.body === null) request.body = {}
-      for (const [key, value] of Object.entries(request.body as Form)) {
+      const body: unknown = request.body
+      if (typeof body !== 'object' || body === null) return
+      for (const [key, value] of Object.entries(body)) {
         if (Array.isArray(value)) throw invalidRequest(`Body/${key} must not be repeated`)
       }
     }

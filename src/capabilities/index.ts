@@ -8,11 +8,10 @@ import { UserContextHeaders } from '../../schemas/headers.js'
 import { AcceptTermsParams, Capability, CapabilityAnswer, CapabilityList, CapabilityParams } from '../../schemas/capabilities.js'
 import { TermsOfService } from '../../schemas/catalogue.js'
 import { Type } from 'typebox'
-import type { SubjectType } from '../auth/guard.js'
 import { migrations } from './migrations.js'
 import { acceptTerms, assetCooldowns, followCooldowns, getCapability, listCapabilities, skipCooldowns, termsAcceptedAt } from './service.js'
 
-const USERS: SubjectType[] = ['user:individual', 'user:business']
+const USERS = ['user:individual', 'user:business'] as const
 /** The accepted terms: the catalogue's shape, inlined (its `$id` lives in the catalogue's context). */
 const AcceptedTerms = Type.Object({ termsOfService: Type.Object(TermsOfService.properties) })
 
@@ -36,8 +35,8 @@ async function capabilitiesRoutes (app: FastifyInstance): Promise<void> {
     headers,
     responses: { 200: { description: 'The capabilities.', ...CapabilityList } }
   }, async (request) => {
-    const { organizationId, userId } = request.auth!
-    return { capabilities: await listCapabilities(app, organizationId, userId!) }
+    const { organizationId, userId } = request.auth
+    return { capabilities: await listCapabilities(app, organizationId, userId) }
   })
 
   operation(app, {
@@ -53,8 +52,8 @@ async function capabilitiesRoutes (app: FastifyInstance): Promise<void> {
     headers,
     responses: { 200: { description: 'The capability.', ...CapabilityAnswer } }
   }, async (request) => {
-    const { organizationId, userId } = request.auth!
-    return { capability: await getCapability(app, organizationId, userId!, request.params.capability) }
+    const { organizationId, userId } = request.auth
+    return { capability: await getCapability(app, organizationId, userId, request.params.capability) }
   })
 
   operation(app, {
@@ -77,9 +76,9 @@ async function capabilitiesRoutes (app: FastifyInstance): Promise<void> {
         'or `terms-of-service-already-accepted`.'
     }
   }, async (request, reply) => {
-    const { organizationId, userId } = request.auth!
+    const { organizationId, userId } = request.auth
     const ip = userContext(request, app.config.serviceName).ip
-    return reply.code(201).send({ termsOfService: await acceptTerms(app, organizationId, userId!, request.params.termsOfService, ip) })
+    return reply.code(201).send({ termsOfService: await acceptTerms(app, organizationId, userId, request.params.termsOfService, ip) })
   })
 
   operation(app, {
@@ -97,8 +96,8 @@ async function capabilitiesRoutes (app: FastifyInstance): Promise<void> {
     preValidation: emptyBodyAsObject,
     responses: { 204: noContent('Cooldowns skipped.') }
   }, async (request, reply) => {
-    const { organizationId, userId } = request.auth!
-    await skipCooldowns(app, organizationId, userId!)
+    const { organizationId, userId } = request.auth
+    await skipCooldowns(app, organizationId, userId)
     return reply.code(204).send()
   })
 }

@@ -11,6 +11,7 @@ import {
 } from '../../schemas/catalogue.js'
 import { commaSeparated } from '../http/query.js'
 import { defineArea } from '../kit/area.js'
+import { config } from './config.js'
 import { operation } from '../kit/operation.js'
 import { catalogueService, catalogueStoreOf } from './lookup.js'
 import { catalogueFixtures } from './fixtures.js'
@@ -33,15 +34,15 @@ async function catalogueRoutes (app: FastifyInstance): Promise<void> {
   // Acting for a user, assets carry the user's cooldowns and terms the user's `acceptedAt`: the
   // areas that keep them answer through the registry (app.areas.userCooldowns, userTerms).
   const forUser = async (request: FastifyRequest, assets: Asset[]): Promise<Asset[]> => {
-    const userId = request.auth?.userId
-    if (userId === undefined || userId === null) return assets
-    const cooldowns = await app.areas.userCooldowns(app, request.auth!.organizationId, userId)
+    const auth = request.auth
+    if (auth === null || auth.userId === null) return assets
+    const cooldowns = await app.areas.userCooldowns(app, auth.organizationId, auth.userId)
     return assets.map(a => cooldowns[a.code] === undefined ? a : { ...a, cooldowns: cooldowns[a.code] as Asset['cooldowns'] })
   }
   const accepted = async (request: FastifyRequest, terms: TermsOfService[]): Promise<TermsOfService[]> => {
-    const userId = request.auth?.userId
-    if (userId === undefined || userId === null) return terms
-    const at = await app.areas.userTerms(app, request.auth!.organizationId, userId)
+    const auth = request.auth
+    if (auth === null || auth.userId === null) return terms
+    const at = await app.areas.userTerms(app, auth.organizationId, auth.userId)
     return terms.map(t => at[t.code] === undefined ? t : { ...t, acceptedAt: at[t.code] })
   }
 
@@ -289,6 +290,7 @@ async function catalogueRoutes (app: FastifyInstance): Promise<void> {
 }
 
 export default defineArea({
+  config,
   name: 'catalogue',
   tags: [
     { name: 'Countries', description: 'Countries and their subdivisions, with restrictions.' },

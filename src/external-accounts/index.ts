@@ -3,13 +3,13 @@
 // and as sandbox entities.
 import type { FastifyInstance } from 'fastify'
 import { defineArea } from '../kit/area.js'
+import { config } from './config.js'
 import { noContent, operation } from '../kit/operation.js'
 import { UserContextHeaders } from '../../schemas/headers.js'
 import {
   CreateExternalAccountAnswer, CreateExternalAccountRequest, EXTERNAL_ACCOUNT_SCHEMAS, ExternalAccountAnswer, ExternalAccountList,
   ExternalAccountParams, UpdateExternalAccountRequest
 } from '../../schemas/external-accounts.js'
-import type { SubjectType } from '../auth/guard.js'
 import { migrations } from './migrations.js'
 import {
   createExternalAccount, deleteExternalAccount, externalAccountNotFound, externalAccountView, externalAccountsOf, followCardChecks, ownExternalAccount
@@ -18,7 +18,7 @@ import { cardLimitsOf, checkExternalAccountUpdatable, organizationPermissionsFix
 import externalAccountControls, { externalAccountsSandboxEntity } from './sandbox.js'
 
 const TAG = 'External accounts'
-const USERS: SubjectType[] = ['user:business', 'user:individual']
+const USERS = ['user:business', 'user:individual'] as const
 const NOT_FOUND = '`entity_not_found` (`details.entity: "external-account"`): no such external account of the acting user.'
 
 async function externalAccountsRoutes (app: FastifyInstance): Promise<void> {
@@ -56,8 +56,8 @@ async function externalAccountsRoutes (app: FastifyInstance): Promise<void> {
         '`user_capability_failure` (`cards`) or `rail_feature_not_available`.'
     }
   }, async (request, reply) => {
-    const { organizationId, userId } = request.auth!
-    return reply.code(201).send(await createExternalAccount(app, organizationId, userId!, request.body))
+    const { organizationId, userId } = request.auth
+    return reply.code(201).send(await createExternalAccount(app, organizationId, userId, request.body))
   })
 
   operation(app, {
@@ -72,8 +72,8 @@ async function externalAccountsRoutes (app: FastifyInstance): Promise<void> {
     headers,
     responses: { 200: { description: 'The external accounts.', ...ExternalAccountList } }
   }, async (request) => {
-    const { organizationId, userId } = request.auth!
-    return { externalAccounts: (await store.list(organizationId, userId!)).map(externalAccountView) }
+    const { organizationId, userId } = request.auth
+    return { externalAccounts: (await store.list(organizationId, userId)).map(externalAccountView) }
   })
 
   operation(app, {
@@ -89,8 +89,8 @@ async function externalAccountsRoutes (app: FastifyInstance): Promise<void> {
     headers,
     responses: { 200: { description: 'The external account.', ...ExternalAccountAnswer }, 404: NOT_FOUND }
   }, async (request) => {
-    const { organizationId, userId } = request.auth!
-    return { externalAccount: externalAccountView(await ownExternalAccount(app, organizationId, userId!, request.params.externalAccountId)) }
+    const { organizationId, userId } = request.auth
+    return { externalAccount: externalAccountView(await ownExternalAccount(app, organizationId, userId, request.params.externalAccountId)) }
   })
 
   operation(app, {
@@ -111,8 +111,8 @@ async function externalAccountsRoutes (app: FastifyInstance): Promise<void> {
       409: '`operation_not_allowed` (`permission-denied`): the organization\'s external accounts cannot be updated (`organizationPermissions` fixture key).'
     }
   }, async (request) => {
-    const { organizationId, userId } = request.auth!
-    const found = await ownExternalAccount(app, organizationId, userId!, request.params.externalAccountId)
+    const { organizationId, userId } = request.auth
+    const found = await ownExternalAccount(app, organizationId, userId, request.params.externalAccountId)
     await checkExternalAccountUpdatable(app, organizationId)
     const updated = await store.updateLabel(organizationId, found.id, request.body.label ?? found.label, app.clock.iso())
     if (updated === undefined) throw externalAccountNotFound()
@@ -132,8 +132,8 @@ async function externalAccountsRoutes (app: FastifyInstance): Promise<void> {
     headers,
     responses: { 204: noContent('Deleted.'), 404: NOT_FOUND }
   }, async (request, reply) => {
-    const { organizationId, userId } = request.auth!
-    await deleteExternalAccount(app, organizationId, userId!, request.params.externalAccountId)
+    const { organizationId, userId } = request.auth
+    await deleteExternalAccount(app, organizationId, userId, request.params.externalAccountId)
     return reply.code(204).send()
   })
 
@@ -141,6 +141,7 @@ async function externalAccountsRoutes (app: FastifyInstance): Promise<void> {
 }
 
 export default defineArea({
+  config,
   name: 'external-accounts',
   tags: [{ name: TAG, description: 'A user\'s cards and bank accounts outside the service, which funds come from and go to.' }],
   migrations,

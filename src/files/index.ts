@@ -21,7 +21,7 @@ async function filesRoutes (app: FastifyInstance): Promise<void> {
     url: '/core/files',
     tag: 'Files',
     scopes: ['core.files:create'],
-    subjects: [...subjects],
+    subjects,
     summary: 'Create a file',
     description: 'Creates a `pending` file of the acting user and answers its pre-signed upload target (`upload`): POST the bytes there as ' +
         '`multipart/form-data` with `upload.formData` (see `POST /file-storage/uploads/{fileId}`) before `upload.expiresAt`, the category\'s ' +
@@ -39,8 +39,8 @@ async function filesRoutes (app: FastifyInstance): Promise<void> {
       415: '`media_type_unsupported`: the body is not `application/json`.'
     }
   }, async (request, reply) => {
-    const { organizationId, userId } = request.auth!
-    return reply.code(201).send(await createFile(app, organizationId, userId!, request.body, publicBase(app.config.publicUrl, request)))
+    const { organizationId, userId } = request.auth
+    return reply.code(201).send(await createFile(app, organizationId, userId, request.body, publicBase(app.config.publicUrl, request)))
   })
 
   operation(app, {
@@ -49,7 +49,7 @@ async function filesRoutes (app: FastifyInstance): Promise<void> {
     url: '/core/files/:fileId',
     tag: 'Files',
     scopes: ['core.files:read'],
-    subjects: [...subjects],
+    subjects,
     summary: 'Get a file',
     description: 'A file of the acting user. Once uploaded it carries `download`: a pre-signed link to its bytes, issued anew on each read and ' +
         'valid for the category\'s `expiresIn` (sandbox clock). Another user\'s file, or another organization\'s, is 404.',
@@ -60,8 +60,8 @@ async function filesRoutes (app: FastifyInstance): Promise<void> {
       404: '`entity_not_found` (`details.entity: "file"`): no such file of the acting user; (`"user"`) the acting user does not exist.'
     }
   }, async (request) => {
-    const { organizationId, userId } = request.auth!
-    return await getFile(app, organizationId, userId!, request.params.fileId, publicBase(app.config.publicUrl, request))
+    const { organizationId, userId } = request.auth
+    return await getFile(app, organizationId, userId, request.params.fileId, publicBase(app.config.publicUrl, request))
   })
 
   await app.register(transferRoutes)

@@ -4,6 +4,7 @@
 // store would (204 on upload, the bytes with their content type on download), errors in the API's
 // `{ code, message, details }` shape.
 import type { FastifyInstance } from 'fastify'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import multipart from '@fastify/multipart'
 import { Type } from 'typebox'
 import { ApiError, entityNotFound, requestInvalid, type Violation } from '../errors.js'
@@ -40,8 +41,10 @@ export default async function transferRoutes (app: FastifyInstance): Promise<voi
     throwFileSizeLimit: false,
     limits: { fields: 10, fieldSize: 4096, files: 1, parts: 12, fileSize: largestFile(app) + 1 }
   })
+  // Params and query typed from their schemas, as operation() types them.
+  const typed = app.withTypeProvider<TypeBoxTypeProvider>()
 
-  app.route({
+  typed.route({
     method: 'POST',
     url: `${UPLOAD_PATH}/:fileId`,
     // The form is read as a stream below; its schema documents it.
@@ -73,7 +76,7 @@ export default async function transferRoutes (app: FastifyInstance): Promise<voi
       }
     },
     handler: async (request, reply) => {
-      const { fileId } = request.params as { fileId: string }
+      const { fileId } = request.params
       if (!request.isMultipart()) throw new ApiError(415, 'media_type_unsupported', 'The request content type is not supported', { contentType: 'multipart/form-data' })
       const signer = await signerOf(app)
       const files = filesOf(app)
@@ -138,7 +141,7 @@ export default async function transferRoutes (app: FastifyInstance): Promise<voi
     }
   })
 
-  app.route({
+  typed.route({
     method: 'GET',
     url: `${DOWNLOAD_PATH}/:fileId`,
     schema: {
@@ -159,8 +162,8 @@ export default async function transferRoutes (app: FastifyInstance): Promise<voi
       }
     },
     handler: async (request, reply) => {
-      const { fileId } = request.params as { fileId: string }
-      const { expires, signature } = request.query as { expires: string, signature: string }
+      const { fileId } = request.params
+      const { expires, signature } = request.query
       const signer = await signerOf(app)
       const file = await filesOf(app).find(fileId)
       // Links are issued only for files that exist: an unknown id is a file deleted since.

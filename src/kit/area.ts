@@ -4,7 +4,7 @@
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
 import type { Static, TSchema } from 'typebox'
 import type { Migration } from '../storage/migrate.js'
-import type { FixtureContext } from './fixtures.js'
+import type { ConfigVariable } from './config.js'
 
 /** An entity type that carries metadata (`/core/<segment>/<id>/metadata`), in the API's own words. */
 export interface MetadataEntity {
@@ -24,6 +24,40 @@ export interface MetadataEntity {
    */
   ownerOf?: (app: FastifyInstance, organizationId: string, entityId: string) => Promise<string | undefined>
 }
+
+// The fixture document's planning (src/kit/fixtures.ts runs it); here so that the keys' type needs
+// nothing of the runner.
+/** What the keys checked so far planned, and the database, as the next key sees them. */
+export interface FixtureContext {
+  readonly app: FastifyInstance
+  /** The sandbox clock's now: every row's creation time. */
+  readonly now: string
+  readonly demoOrganizationId: string
+  /** Reports a problem at a path of the document (`users.2.email`). */
+  bad: (property: string, rule: string, ruleParams?: Record<string, unknown>) => void
+  /** Organizations the fixture names, and their existence in the fixture or the database. */
+  readonly organizations: Set<string>
+  organizationExists: (id: string) => Promise<boolean>
+  /** The fixture's users by id, with their organization. */
+  readonly users: Map<string, string>
+  /** A user's organization, from the fixture or the database. */
+  userOrganization: (id: string) => Promise<string | undefined>
+  /** The fixture's entities (accounts, files, ...) by id. */
+  readonly entities: Map<string, { type: string, organizationId: string }>
+  /** An entity of the fixture or the database. */
+  entity: (id: string) => Promise<{ type: string, organizationId: string } | undefined>
+  /**
+   * Plans rows: `write` runs inside the fixture's one transaction, after every key has checked,
+   * awaited before the next one runs. A loader whose rows need work first (hashing a secret)
+   * returns the write from a promise.
+   */
+  load: (write: FixtureWrite | Promise<FixtureWrite>) => void
+  /** The key's part of the answer (`{ users: [...] }`). */
+  summarize: (key: string, value: unknown) => void
+}
+
+/** Writes planned rows inside the fixture's transaction; settles once every statement has run. */
+export type FixtureWrite = () => Promise<void>
 
 /** A top-level key of the fixture document (`POST /_sandbox/fixtures`, SEED_FILE). */
 export interface FixtureKey {
@@ -138,6 +172,11 @@ export interface DashboardPanel {
 
 export interface Area {
   name: string
+  /**
+   * The environment variables the area reads, as `app.config.<key>` (src/config.ts reads them;
+   * docs/configuration.md and `.env.example` list them).
+   */
+  config?: readonly ConfigVariable[]
   /** The OpenAPI tags of the area's operations. */
   tags?: Array<{ name: string, description: string }>
   /** The area's schema migrations, in order; each is recorded as `<area>/<name>`. */
@@ -186,8 +225,11 @@ export function defineFixtureKey<S extends TSchema> (key: Omit<FixtureKey, 'sche
   return key as unknown as FixtureKey
 }
 
-/** Declares an area: the type checks the declaration where it is written. */
-export const defineArea = (area: Area): Area => area
+/**
+ * Declares an area: the type checks the declaration where it is written, and keeps the types of
+ * its variables, which type `app.config` (src/areas.ts).
+ */
+export const defineArea = <const V extends readonly ConfigVariable[] = []>(area: Area & { config?: V }): Area & { config?: V } => area
 
 /** Everything the areas declared, composed once when the app is built. */
 export class AreaRegistry {
@@ -234,6 +276,11 @@ export class AreaRegistry {
       seen.add(p.id)
     }
     return panels.map((p, i) => ({ p, i })).sort((a, b) => a.p.order - b.p.order || a.i - b.i).map(x => x.p)
+  }
+
+  /** Every area-held entity type, in area order. */
+  sandboxEntities (): SandboxEntity[] {
+    return this.areas.flatMap(a => a.sandboxEntities ?? [])
   }
 
   /** The area-held entity type of this segment, if an area holds it. */

@@ -5,39 +5,9 @@
 import type { FastifyInstance } from 'fastify'
 import { Type, type TSchema } from 'typebox'
 import type { Violation } from '../errors.js'
-import type { AreaRegistry, FixtureKey } from './area.js'
+import type { AreaRegistry, FixtureContext, FixtureKey, FixtureWrite } from './area.js'
 
-/** What the keys checked so far planned, and the database, as the next key sees them. */
-export interface FixtureContext {
-  readonly app: FastifyInstance
-  /** The sandbox clock's now: every row's creation time. */
-  readonly now: string
-  readonly demoOrganizationId: string
-  /** Reports a problem at a path of the document (`users.2.email`). */
-  bad: (property: string, rule: string, ruleParams?: Record<string, unknown>) => void
-  /** Organizations the fixture names, and their existence in the fixture or the database. */
-  readonly organizations: Set<string>
-  organizationExists: (id: string) => Promise<boolean>
-  /** The fixture's users by id, with their organization. */
-  readonly users: Map<string, string>
-  /** A user's organization, from the fixture or the database. */
-  userOrganization: (id: string) => Promise<string | undefined>
-  /** The fixture's entities (accounts, files, ...) by id. */
-  readonly entities: Map<string, { type: string, organizationId: string }>
-  /** An entity of the fixture or the database. */
-  entity: (id: string) => Promise<{ type: string, organizationId: string } | undefined>
-  /**
-   * Plans rows: `write` runs inside the fixture's one transaction, after every key has checked,
-   * awaited before the next one runs. A loader whose rows need work first (hashing a secret)
-   * returns the write from a promise.
-   */
-  load: (write: FixtureWrite | Promise<FixtureWrite>) => void
-  /** The key's part of the answer (`{ users: [...] }`). */
-  summarize: (key: string, value: unknown) => void
-}
-
-/** Writes planned rows inside the fixture's transaction; settles once every statement has run. */
-export type FixtureWrite = () => Promise<void>
+export type { FixtureContext, FixtureWrite }
 
 export type FixtureOutcome =
   | { ok: false, violations: Violation[] }
@@ -65,8 +35,14 @@ export function orderedKeys (keys: FixtureKey[]): FixtureKey[] {
 /** The fixture document's schema: every key optional, nothing else allowed. */
 export function fixtureDocumentSchema (areas: AreaRegistry): TSchema {
   const properties: Record<string, TSchema> = {}
-  for (const k of orderedKeys(areas.fixtureKeys())) properties[k.key] = Type.Optional(k.schema)
-  return Type.Object(properties, { additionalProperties: false, description: 'A fixture document; every part is optional. Items refer to each other by id.' })
+  // The document's example is made of the keys' own: each key's first example, where it has one.
+  const example: Record<string, unknown> = {}
+  for (const k of orderedKeys(areas.fixtureKeys())) {
+    properties[k.key] = Type.Optional(k.schema)
+    const examples = (k.schema as { examples?: unknown[] }).examples
+    if (examples !== undefined && examples.length > 0) example[k.key] = examples[0]
+  }
+  return Type.Object(properties, { additionalProperties: false, description: 'A fixture document; every part is optional. Items refer to each other by id.', examples: [example] })
 }
 
 /** The answer's schema: what each key loaded. */

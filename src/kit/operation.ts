@@ -11,7 +11,7 @@ import type { TSchema } from 'typebox'
 import { Type } from 'typebox'
 import { entityNotFound } from '../errors.js'
 import { commonErrorResponses, errorResponse } from '../../schemas/common.js'
-import type { SubjectType } from '../auth/guard.js'
+import type { AuthContext, SubjectType } from '../auth/guard.js'
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
 
@@ -29,6 +29,17 @@ export type OperationRequest<S extends RequestSchemas> =
 export type OperationReply = FastifyReply
 
 export type Handler<S extends RequestSchemas> = (request: OperationRequest<S>, reply: OperationReply) => unknown
+
+/** What the guard admits for a user subject: the acting user, whose existence it checked. */
+export type UserAuth = AuthContext & { subject: 'user', userId: string }
+/** What the guard admits for a client subject: no user. */
+export type ClientAuth = AuthContext & { subject: 'client', userId: null }
+/** The `request.auth` of an operation allowing these subjects. */
+export type AuthOf<J extends readonly SubjectType[]> =
+  [Exclude<J[number], 'client'>] extends [never] ? ClientAuth : 'client' extends J[number] ? ClientAuth | UserAuth : UserAuth
+/** The request of a guarded operation: `auth` is set, typed by the subjects it allows. */
+export type GuardedRequest<S extends RequestSchemas, A extends AuthContext> = OperationRequest<S> & { auth: A }
+export type GuardedHandler<S extends RequestSchemas, A extends AuthContext> = (request: GuardedRequest<S, A>, reply: OperationReply) => unknown
 
 /** A documented answer: a description alone (an error body), or a full response object. */
 export type Answer = string | object
@@ -55,8 +66,8 @@ export type OperationDef<S extends RequestSchemas> = S & Described & {
   tag: string
   /** Every one of these scopes is needed; none means any valid token. */
   scopes: string[]
-  /** The subjects the operation allows. */
-  subjects: SubjectType[]
+  /** The subjects the operation allows: they type the handler's `request.auth`. */
+  subjects: readonly SubjectType[]
 }
 
 /**
@@ -107,7 +118,7 @@ const byStatus = (responses: Record<number, unknown>): Record<number, unknown> =
  * `config.auth`; the OpenAPI document gets the same scopes in `security` and the subjects in
  * `x-subjects`.
  */
-export function operation<S extends RequestSchemas> (app: FastifyInstance, def: OperationDef<S>, handler: Handler<S>): void {
+export function operation<S extends RequestSchemas, const J extends readonly SubjectType[]> (app: FastifyInstance, def: OperationDef<S> & { subjects: J }, handler: GuardedHandler<S, AuthOf<J>>): void {
   const shared: Record<number, unknown> = {
     401: commonErrorResponses[401],
     403: commonErrorResponses[403],
@@ -118,7 +129,7 @@ export function operation<S extends RequestSchemas> (app: FastifyInstance, def: 
   app.route({
     method: def.method,
     url: def.url,
-    config: { auth: { scopes: def.scopes, subjects: def.subjects } },
+    config: { auth: { scopes: def.scopes, subjects: [...def.subjects] } },
     schema: {
       tags: [def.tag],
       ...routeSchema(def),

@@ -7,6 +7,7 @@ import { operation } from '../kit/operation.js'
 import { createSession, SESSION_TTL_SECONDS } from './sessions.js'
 import { identifyUser } from './service.js'
 import { defineArea } from '../kit/area.js'
+import { config } from './config.js'
 
 async function kycSharingRoutes (app: FastifyInstance): Promise<void> {
   const partner = app.config.partnerArea
@@ -33,7 +34,7 @@ async function kycSharingRoutes (app: FastifyInstance): Promise<void> {
     }
   }, async (request, reply) => {
     const { email, country } = request.body
-    const { user, created } = await identifyUser(app, request.auth!.organizationId, email, country)
+    const { user, created } = await identifyUser(app, request.auth.organizationId, email, country)
     return reply.code(created ? 201 : 200).send({ user })
   })
 
@@ -58,12 +59,13 @@ async function kycSharingRoutes (app: FastifyInstance): Promise<void> {
       409: '`operation_not_allowed` (`permission-denied`): KYC sharing is not configured for the organization.'
     }
   }, async (request, reply) => {
-    const session = await createSession(app, request.auth!.organizationId, request.auth!.clientId, request.body.userId)
+    const session = await createSession(app, request.auth.organizationId, request.auth.clientId, request.body.userId)
     return reply.code(session.userToken === undefined ? 200 : 201).send({ kycSharing: session })
   })
 }
 
 export default defineArea({
+  config,
   name: 'kyc-sharing',
   tags: [{ name: 'KYC sharing', description: 'Partner area: identify users for KYC sharing, and open sessions to share their KYC.' }],
   plugin: kycSharingRoutes

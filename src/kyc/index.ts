@@ -13,6 +13,7 @@ import { acceptLanguage, contentLanguage, type ContentLanguage } from '../http/u
 import { localize } from './translations.js'
 import { commaSeparated } from '../http/query.js'
 import { defineArea } from '../kit/area.js'
+import { config } from './config.js'
 import { operation, type OperationRequest } from '../kit/operation.js'
 import * as handlers from './handlers.js'
 import { KycService, type Updated } from './service.js'
@@ -30,17 +31,18 @@ const headersOf = (app: FastifyInstance, opts: { userContext: boolean, locale: b
 
 const WHO = 'Individual users only (`user:individual`); a client acts for one with `X-On-Behalf-Of`.'
 
-interface ProcessOperation {
+interface ProcessOperation<B extends TSchema> {
   code: ManualProcess
   deprecated?: boolean
   id: string
   summary: string
-  body: TSchema
+  body: B
   locale: boolean
   userContext: boolean
   description: string
   responses: Record<number, string>
-  handle: (app: FastifyInstance, organizationId: string, userId: string, body: never) => Promise<Updated>
+  /** The update, given the body its schema validated (typed as the route's handler sees it). */
+  handle: (app: FastifyInstance, organizationId: string, userId: string, body: OperationRequest<{ body: B }>['body']) => Promise<Updated>
 }
 
 const notAllowed = '`operation_not_allowed` (`details.reasons`)'
@@ -90,13 +92,23 @@ async function kycRoutes (app: FastifyInstance): Promise<void> {
       409: '`locale_invalid`: `Accept-Language` names no supported locale.'
     }
   }, async (request, reply) => {
-    const language = answerLanguage(request.headers['accept-language'] as string | undefined)
-    const answer = await kyc.overview(request.auth!.organizationId, request.auth!.userId!, request.query.detailed)
+    const language = answerLanguage(request.headers['accept-language'])
+    const answer = await kyc.overview(request.auth.organizationId, request.auth.userId, request.query.detailed)
     reply.header('content-language', language)
     return { ...answer, processes: Object.fromEntries(Object.entries(answer.processes).map(([key, view]) => [key, localized(view, language)])) }
   })
 
-  for (const def of PROCESS_OPERATIONS) {
+  for (const register of PROCESS_OPERATIONS) register(app)
+
+  await app.register(sandboxRoutes)
+}
+
+/**
+ * Declares the update of one process: its operation is registered with the body's schema, and
+ * `handle` is given the body that schema validated.
+ */
+function processOperation<B extends TSchema> (def: ProcessOperation<B>): (app: FastifyInstance) => void {
+  return app => {
     operation(app, {
       id: def.id,
       method: 'PATCH',
@@ -113,20 +125,19 @@ async function kycRoutes (app: FastifyInstance): Promise<void> {
         200: { description: 'The process after the update; `warnings` lists fields that were ignored.', ...(def.locale ? { headers: CONTENT_LANGUAGE } : {}), ...ProcessUpdated(def.code) },
         ...def.responses
       }
-    }, async (request: OperationRequest<{ body: TSchema, headers: TSchema }>, reply) => {
-      const language = def.locale ? answerLanguage((request.headers as Record<string, string | undefined>)['accept-language']) : undefined
-      const updated = await def.handle(app, request.auth!.organizationId, request.auth!.userId!, request.body as never)
+    }, async (request, reply) => {
+      // The header as Node gives it: its schema (user context, locale or both) is the process's.
+      const language = def.locale ? answerLanguage(request.raw.headers['accept-language']) : undefined
+      const updated = await def.handle(app, request.auth.organizationId, request.auth.userId, request.body)
       if (language !== undefined) reply.header('content-language', language)
       const view = language === undefined ? updated.view : localized(updated.view, language)
       return Object.keys(updated.warnings).length === 0 ? { [processKey(def.code)]: view } : { [processKey(def.code)]: view, warnings: updated.warnings }
     })
   }
-
-  await app.register(sandboxRoutes)
 }
 
-const PROCESS_OPERATIONS: ProcessOperation[] = [
-  {
+const PROCESS_OPERATIONS: Array<(app: FastifyInstance) => void> = [
+  processOperation({
     code: 'profile',
     id: 'updateKycProfile',
     summary: 'Update the profile',
@@ -138,8 +149,8 @@ const PROCESS_OPERATIONS: ProcessOperation[] = [
       'Fields the rules disallow, or that may not change once stored (`verification.rules`), are ignored with a `warnings.input` entry rather than refused.',
     responses: { 409: '`invalid_characters`, `date_invalid`, `country_not_supported`, `subdivision_not_supported`, `po_boxes_not_allowed` or `postal_code_invalid`.' },
     handle: handlers.profile
-  },
-  {
+  }),
+  processOperation({
     code: 'address',
     id: 'updateKycAddress',
     deprecated: true,
@@ -150,8 +161,8 @@ const PROCESS_OPERATIONS: ProcessOperation[] = [
     description: 'Deprecated: the profile holds the address. Changing a stored subdivision needs a partner-verified proof of address, and is refused for US residents.',
     responses: { 409: `\`subdivision_not_supported\`, \`po_boxes_not_allowed\`, \`postal_code_invalid\`, or ${notAllowed}.` },
     handle: handlers.address
-  },
-  {
+  }),
+  processOperation({
     code: 'email',
     id: 'updateKycEmail',
     summary: 'Update the e-mail address',
@@ -162,8 +173,8 @@ const PROCESS_OPERATIONS: ProcessOperation[] = [
       'Addresses at `.invalid` or `.localhost` domains are `email_incorrect_or_disallowed`.',
     responses: { 409: `\`email_already_exists\`, \`email_incorrect_or_disallowed\`, \`date_invalid\`, or ${notAllowed} (\`email-already-verified\`).` },
     handle: handlers.email
-  },
-  {
+  }),
+  processOperation({
     code: 'phone',
     id: 'updateKycPhone',
     summary: 'Update the phone number',
@@ -174,8 +185,8 @@ const PROCESS_OPERATIONS: ProcessOperation[] = [
       'Numbers of fewer than 7 digits are `phone_invalid`.',
     responses: { 409: `\`phone_already_exists\`, \`phone_invalid\`, \`country_not_supported\`, \`date_invalid\`, or ${notAllowed} (\`phone-already-verified\`).` },
     handle: handlers.phone
-  },
-  {
+  }),
+  processOperation({
     code: 'identity',
     id: 'updateKycIdentity',
     summary: 'Submit the identity',
@@ -191,8 +202,8 @@ const PROCESS_OPERATIONS: ProcessOperation[] = [
         '`missing-name`, `missing-birthdate`, `kyc-process-update-not-allowed`, `permission-denied`.'
     },
     handle: handlers.identity
-  },
-  {
+  }),
+  processOperation({
     code: 'proof-of-address',
     id: 'updateKycProofOfAddress',
     summary: 'Submit the proof of address',
@@ -207,8 +218,8 @@ const PROCESS_OPERATIONS: ProcessOperation[] = [
         '`missing-name`, `incomplete-address`, `kyc-process-update-not-allowed`, `permission-denied`.'
     },
     handle: handlers.proofOfAddress
-  },
-  {
+  }),
+  processOperation({
     code: 'customer-due-diligence',
     id: 'updateKycCustomerDueDiligence',
     summary: 'Answer the customer due diligence form',
@@ -223,8 +234,8 @@ const PROCESS_OPERATIONS: ProcessOperation[] = [
       409: `\`locale_invalid\`, \`date_invalid\`, or ${notAllowed} (\`form-already-completed\`, \`kyc-process-update-not-allowed\`).`
     },
     handle: handlers.form('customer-due-diligence')
-  },
-  {
+  }),
+  processOperation({
     code: 'enhanced-due-diligence',
     id: 'updateKycEnhancedDueDiligence',
     summary: 'Submit the enhanced due diligence',
@@ -237,8 +248,8 @@ const PROCESS_OPERATIONS: ProcessOperation[] = [
       409: `\`file_invalid\`, \`date_invalid\`, or ${notAllowed} (\`kyc-process-update-not-allowed\`).`
     },
     handle: handlers.enhancedDueDiligence
-  },
-  {
+  }),
+  processOperation({
     code: 'crypto-risk-assessment',
     id: 'updateKycCryptoRiskAssessment',
     summary: 'Answer the crypto risk assessment form',
@@ -252,8 +263,8 @@ const PROCESS_OPERATIONS: ProcessOperation[] = [
       409: `\`locale_invalid\`, \`date_invalid\`, or ${notAllowed} (\`form-already-completed\`, \`kyc-process-update-not-allowed\`).`
     },
     handle: handlers.form('crypto-risk-assessment')
-  },
-  {
+  }),
+  processOperation({
     code: 'self-categorization-statement',
     id: 'updateKycSelfCategorizationStatement',
     summary: 'Answer the self-categorization statement form',
@@ -266,8 +277,8 @@ const PROCESS_OPERATIONS: ProcessOperation[] = [
       409: `\`locale_invalid\`, \`date_invalid\`, or ${notAllowed} (\`form-already-completed\`, \`kyc-process-update-not-allowed\`).`
     },
     handle: handlers.form('self-categorization-statement')
-  },
-  {
+  }),
+  processOperation({
     code: 'tax-details',
     id: 'updateKycTaxDetails',
     summary: 'Submit the tax details',
@@ -283,10 +294,11 @@ const PROCESS_OPERATIONS: ProcessOperation[] = [
         `or ${notAllowed} (\`incomplete-profile\`, \`incomplete-address\`, \`kyc-process-status-exempt\`).`
     },
     handle: handlers.taxDetails
-  }
+  })
 ]
 
 export default defineArea({
+  config,
   name: 'kyc',
   tags: [{ name: TAG, description: 'Know your customer: the processes that verify an individual user.' }],
   migrations,

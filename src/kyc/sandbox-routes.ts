@@ -2,7 +2,7 @@
 // would decide), set a user's KYB onboarding status, and list users with their KYC for the
 // dashboard. Not part of the real service.
 import type { FastifyInstance } from 'fastify'
-import { KybAnswer, KybChange, KybParams, KycControlParams, KycForce, KycForced, KycUsers, KycUsersQuery } from '../../schemas/kyc.js'
+import { KybAnswer, KybChange, KybParams, KycControlParams, KycForce, KycForced, KycOverview, KycUserParams, KycUsers, KycUsersQuery } from '../../schemas/kyc.js'
 import { callerOrganization, control, onOrganizationOf } from '../kit/operation.js'
 import { entityNotFound } from '../errors.js'
 import { summary } from './model.js'
@@ -29,6 +29,25 @@ export default async function kycControls (app: FastifyInstance): Promise<void> 
     }
   }, async (request) => await onOrganizationOf(app, request, await userOrganization(request.params.userId), userNotFound,
     async () => await app.kyc.force(request.params.userId, request.params.process, request.body.status, request.body.reason)))
+
+  control(app, {
+    id: 'sandboxForceAllKyc',
+    method: 'POST',
+    url: '/_sandbox/users/:userId/kyc',
+    summary: 'Force every KYC process\'s outcome',
+    description: 'Sets every process of the user, screening and risk included, to the status at once (`{ "status": "ok" }` makes the user ' +
+      'KYC-ready in one call), as one write: each forced process drops any review the service still owed, and ' +
+      '`core.kyc.<process>.status-changed` is emitted for each process whose status changes, as the per-process route does. ' +
+      'An organization\'s control token reaches its own organization\'s users only.',
+    acts: 'organization',
+    params: KycUserParams,
+    body: KycForce,
+    responses: {
+      200: { description: 'The user\'s KYC, as `GET /core/kyc` shows it.', ...KycOverview },
+      404: '`entity_not_found`: no such user (`details.entity: "user"`).'
+    }
+  }, async (request) => await onOrganizationOf(app, request, await userOrganization(request.params.userId), userNotFound,
+    async () => await app.kyc.forceAll(request.params.userId, request.body.status, request.body.reason)))
 
   control(app, {
     id: 'sandboxSetKyb',

@@ -7,7 +7,7 @@ import { conflict, entityNotFound } from '../errors.js'
 import { filesStore } from '../files/store.js'
 import type { KybStatus } from './store.js'
 import { kycStore, type KycStore } from './store.js'
-import type { ManualProcess, ProcessCode, ProcessStatus, ProcessView } from '../../schemas/kyc.js'
+import { PROCESS_CODES, type ManualProcess, type ProcessCode, type ProcessStatus, type ProcessView } from '../../schemas/kyc.js'
 import { overview, summary, view, type Json, type Snapshot } from './model.js'
 import { Change, completeReview, force, type Lookups, type Warnings } from './machine.js'
 
@@ -68,6 +68,18 @@ export class KycService {
       force(c, code, status, reason)
       const snapshot = c.snapshot()
       return { process: view(code, snapshot, true), summary: summary(snapshot.processes) }
+    })
+  }
+
+  /**
+   * Forces every process's outcome in one write (control API), in process order, so screening and
+   * risk, which others start, end as forced too; 404 when the user does not exist.
+   */
+  async forceAll (userId: string, status: ProcessStatus, reason?: string): Promise<ReturnType<typeof overview>> {
+    const organizationId = await this.#organizationOf(userId)
+    return await this.#change(organizationId, userId, c => {
+      for (const code of PROCESS_CODES) force(c, code, status, reason)
+      return overview(c.snapshot(), new Set())
     })
   }
 

@@ -4,7 +4,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import { requestInvalid } from '../errors.js'
-import { operation } from '../kit/operation.js'
+import { operation, type UserAuth } from '../kit/operation.js'
 import { ETagHeader, JsonPatch, Metadata, MetadataBody, metadataHeaders } from '../../schemas/metadata.js'
 import { parseTagCondition, type Preconditions } from './conditional.js'
 import { ownUserRef, readScope, resolveMetadataRef, writeScope, type MetadataEntity } from './entities.js'
@@ -78,8 +78,8 @@ async function metadataRoutes (app: FastifyInstance): Promise<void> {
       ? 'The user must be the acting user (`me` names them).'
       : `The ${e.title} must belong to the acting user; any other id, including one of another organization, is 404.`
     const common = 'A client token acts for a user with `X-On-Behalf-Of: user <uuid>`. Authentication, scope and 404 answers come before preconditions (RFC 9110 13.2.1).'
-    const ref = (request: Pick<FastifyRequest, 'auth'> & { params: Record<string, string> }) =>
-      resolveMetadataRef(app, request.auth!, e, request.params[e.param])
+    const ref = (request: { auth: UserAuth, params: Record<string, string> }) =>
+      resolveMetadataRef(app, request.auth, e, request.params[e.param])
 
     operation(app, {
       ...read,
@@ -101,7 +101,7 @@ async function metadataRoutes (app: FastifyInstance): Promise<void> {
       if (e.ownerOf !== undefined) return ref(request).then(target => readMetadata(app, target, preconditionsOf(request))).then(outcome => sendRead(reply, outcome))
       // The usual read, of the acting user's own metadata with its revision in memory, answers at
       // once; the user's reference needs no read. Not waiting on a promise is a few percent of a 304's cost.
-      const target = ownUserRef(request.auth!, request.params[e.param])
+      const target = ownUserRef(request.auth, request.params[e.param])
       const current = app.storage.metadata.cached(target)
       if (current === undefined) return readMetadata(app, target, preconditionsOf(request)).then(outcome => sendRead(reply, outcome))
       sendRead(reply, readOutcome(current, preconditionsOf(request)))

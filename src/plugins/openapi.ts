@@ -6,6 +6,39 @@ import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance } from 'fastify'
 import { allScopes } from '../auth/scopes.js'
+import { ACT_ON_BEHALF_OF } from '../auth/guard.js'
+
+interface DocumentOperation {
+  'x-subjects'?: string[]
+  parameters?: Array<{ in: string, name: string } & Record<string, unknown>>
+}
+
+/**
+ * The `X-On-Behalf-Of` header parameter, on every operation that allows a user subject: the guard
+ * reads it on every route, so no route schema declares it (the metadata operations' own
+ * description is kept).
+ */
+function documentOnBehalfOf<D extends { paths?: object }> (openapiObject: D): D {
+  const paths = (openapiObject.paths ?? {}) as Record<string, Record<string, DocumentOperation>>
+  for (const item of Object.values(paths)) {
+    for (const op of Object.values(item)) {
+      if (typeof op !== 'object' || op === null || !(op['x-subjects'] ?? []).some(s => s.startsWith('user'))) continue
+      const parameters = op.parameters ?? []
+      if (parameters.some(p => p.in === 'header' && p.name.toLowerCase() === 'x-on-behalf-of')) continue
+      const onlyUsers = !(op['x-subjects'] ?? []).includes('client')
+      op.parameters = [...parameters, {
+        in: 'header',
+        name: 'x-on-behalf-of',
+        required: false,
+        description: `\`user <uuid>\`: a client token acts as that user of its organization (needs \`${ACT_ON_BEHALF_OF}\`).` +
+          (onlyUsers ? ' Required unless the token itself is bound to a user: without it a client token is 403 `token_subject_not_allowed`.' : ''),
+        schema: { type: 'string', pattern: '^user\\s[0-9a-fA-F-]{36}$' },
+        example: 'user cd21b26d-35d2-408a-9201-b8fdbef7a604'
+      }]
+    }
+  }
+  return openapiObject
+}
 
 async function openapi (app: FastifyInstance): Promise<void> {
   const { config } = app
@@ -37,6 +70,7 @@ async function openapi (app: FastifyInstance): Promise<void> {
         }
       }
     },
+    transformObject: document => 'openapiObject' in document ? documentOnBehalfOf(document.openapiObject) : document.swaggerObject,
     refResolver: {
       buildLocalReference: (json, _baseUri, _fragment, i) => typeof json.$id === 'string' ? json.$id : `def-${i}`
     }

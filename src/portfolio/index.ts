@@ -3,7 +3,6 @@
 import type { FastifyInstance } from 'fastify'
 import { defineArea } from '../kit/area.js'
 import { operation } from '../kit/operation.js'
-import type { SubjectType } from '../auth/guard.js'
 import { pageOf, pageRows, pageWindow, paginationFor } from '../http/pagination.js'
 import { UserContextHeaders } from '../../schemas/headers.js'
 import {
@@ -19,9 +18,9 @@ import {
 
 const PORTFOLIO = 'Portfolio'
 const STATEMENTS = 'Statements'
-const USERS: SubjectType[] = ['user:business', 'user:individual']
+const USERS = ['user:business', 'user:individual'] as const
 // Average-cost performance is the reference's for individual users only.
-const INDIVIDUALS: SubjectType[] = ['user:individual']
+const INDIVIDUALS = ['user:individual'] as const
 
 const VALUES = 'Values are in `denomination` (default USD) at the catalogue\'s mid prices of the instant (pinned prices included), ' +
   'cut toward zero to the denomination\'s decimals; a portfolio figure is the sum of its assets\' cut figures. An asset\'s performance ' +
@@ -58,7 +57,7 @@ async function portfolioRoutes (app: FastifyInstance): Promise<void> {
     responses: { 200: { description: 'Portfolio overview retrieved.', ...Overview }, 404: DENOMINATION_404, 409: DENOMINATION_409 }
   }, async (request) => {
     const v = await valuer(app, request.query.denomination)
-    return await overview(app, request.auth!.userId!, v, request.query.includeBase === true)
+    return await overview(app, request.auth.userId, v, request.query.includeBase === true)
   })
 
   operation(app, {
@@ -75,7 +74,7 @@ async function portfolioRoutes (app: FastifyInstance): Promise<void> {
     responses: { 200: { description: 'Portfolio performance retrieved.', ...PortfolioPerformance }, 404: DENOMINATION_404, 409: DENOMINATION_409 }
   }, async (request) => {
     const v = await valuer(app, request.query.denomination)
-    return await portfolioPerformance(app, request.auth!.userId!, v, request.query.interval ?? 'one-day')
+    return await portfolioPerformance(app, request.auth.userId, v, request.query.interval ?? 'one-day')
   })
 
   operation(app, {
@@ -92,7 +91,7 @@ async function portfolioRoutes (app: FastifyInstance): Promise<void> {
     responses: { 200: { description: 'Portfolio historical balance retrieved.', ...PortfolioHistory }, 404: DENOMINATION_404, 409: DENOMINATION_409 }
   }, async (request) => {
     const v = await valuer(app, request.query.denomination)
-    return await historicalBalance(app, request.auth!.userId!, v, { kind: 'portfolio' }, request.query.interval ?? 'one-day', false)
+    return await historicalBalance(app, request.auth.userId, v, { kind: 'portfolio' }, request.query.interval ?? 'one-day', false)
   })
 
   operation(app, {
@@ -115,7 +114,7 @@ async function portfolioRoutes (app: FastifyInstance): Promise<void> {
   }, async (request) => {
     const v = await valuer(app, request.query.denomination)
     const asset = knownAsset(v, request.params.asset)
-    const many = await assetsPerformance(app, request.auth!.userId!, v, [asset], request.query.interval ?? 'one-day')
+    const many = await assetsPerformance(app, request.auth.userId, v, [asset], request.query.interval ?? 'one-day')
     return { performance: many[asset] }
   })
 
@@ -135,7 +134,7 @@ async function portfolioRoutes (app: FastifyInstance): Promise<void> {
   }, async (request) => {
     const v = await valuer(app, request.query.denomination)
     const codes = [...new Set(request.body.codes)].filter(code => v.catalogue.asset(code) !== undefined)
-    return { performance: await assetsPerformance(app, request.auth!.userId!, v, codes, request.query.interval ?? 'one-day') }
+    return { performance: await assetsPerformance(app, request.auth.userId, v, codes, request.query.interval ?? 'one-day') }
   })
 
   operation(app, {
@@ -158,7 +157,7 @@ async function portfolioRoutes (app: FastifyInstance): Promise<void> {
   }, async (request) => {
     const v = await valuer(app, request.query.denomination, { withEntity: true })
     const asset = knownAsset(v, request.params.asset)
-    return await historicalBalance(app, request.auth!.userId!, v, { kind: 'asset', asset }, request.query.interval ?? 'one-day', request.query.includeBase === true)
+    return await historicalBalance(app, request.auth.userId, v, { kind: 'asset', asset }, request.query.interval ?? 'one-day', request.query.includeBase === true)
   })
 
   operation(app, {
@@ -179,10 +178,10 @@ async function portfolioRoutes (app: FastifyInstance): Promise<void> {
       409: DENOMINATION_409
     }
   }, async (request) => {
-    const { organizationId, userId } = request.auth!
+    const { organizationId, userId } = request.auth
     const v = await valuer(app, request.query.denomination)
-    const account = await userAccount(app, organizationId, userId!, request.params.accountId)
-    const many = await accountsPerformance(app, userId!, v, [account], request.query.interval ?? 'one-day')
+    const account = await userAccount(app, organizationId, userId, request.params.accountId)
+    const many = await accountsPerformance(app, userId, v, [account], request.query.interval ?? 'one-day')
     return { performance: many[account.id] }
   })
 
@@ -200,7 +199,7 @@ async function portfolioRoutes (app: FastifyInstance): Promise<void> {
     body: ManyAccountsRequest,
     responses: { 200: { description: 'Portfolio accounts performance retrieved.', ...ManyPerformance }, 404: DENOMINATION_404, 409: DENOMINATION_409 }
   }, async (request) => {
-    const { organizationId, userId } = request.auth!
+    const { organizationId, userId } = request.auth
     const v = await valuer(app, request.query.denomination)
     const accounts = accountsOf(app)
     const found = []
@@ -208,7 +207,7 @@ async function portfolioRoutes (app: FastifyInstance): Promise<void> {
       const a = await accounts.get(organizationId, id)
       if (a !== undefined && a.userId === userId) found.push(a)
     }
-    return { performance: await accountsPerformance(app, userId!, v, found, request.query.interval ?? 'one-day') }
+    return { performance: await accountsPerformance(app, userId, v, found, request.query.interval ?? 'one-day') }
   })
 
   operation(app, {
@@ -229,10 +228,10 @@ async function portfolioRoutes (app: FastifyInstance): Promise<void> {
       409: DENOMINATION_409
     }
   }, async (request) => {
-    const { organizationId, userId } = request.auth!
+    const { organizationId, userId } = request.auth
     const v = await valuer(app, request.query.denomination, { withEntity: true })
-    const account = await userAccount(app, organizationId, userId!, request.params.accountId)
-    return await historicalBalance(app, userId!, v, { kind: 'account', account }, request.query.interval ?? 'one-day', request.query.includeBase === true)
+    const account = await userAccount(app, organizationId, userId, request.params.accountId)
+    return await historicalBalance(app, userId, v, { kind: 'account', account }, request.query.interval ?? 'one-day', request.query.includeBase === true)
   })
 
   operation(app, {
@@ -249,10 +248,10 @@ async function portfolioRoutes (app: FastifyInstance): Promise<void> {
     headers,
     responses: { 200: { description: 'Portfolio statement retrieved.', ...PortfolioStatement }, 409: STATEMENT_409 }
   }, async (request) => {
-    const { organizationId, userId } = request.auth!
+    const { organizationId, userId } = request.auth
     const v = await valuer(app, request.query.denomination, { unknownIsConflict: true })
-    const period = await statementPeriod(app, organizationId, userId!, request.query.year, request.query.month)
-    return await portfolioStatement(app, userId!, v, period)
+    const period = await statementPeriod(app, organizationId, userId, request.query.year, request.query.month)
+    return await portfolioStatement(app, userId, v, period)
   })
 
   operation(app, {
@@ -269,12 +268,12 @@ async function portfolioRoutes (app: FastifyInstance): Promise<void> {
     headers,
     responses: { 200: { description: 'Transactions statement retrieved.', ...TransactionsStatement }, 409: STATEMENT_409 }
   }, async (request) => {
-    const { organizationId, userId } = request.auth!
+    const { organizationId, userId } = request.auth
     const v = await valuer(app, request.query.denomination, { unknownIsConflict: true })
-    const period = await statementPeriod(app, organizationId, userId!, request.query.year, request.query.month)
+    const period = await statementPeriod(app, organizationId, userId, request.query.year, request.query.month)
     const page = pageOf(request.query)
     const { offset, limit } = pageWindow(page)
-    const statement = await transactionsStatement(app, organizationId, userId!, v, period, offset, limit)
+    const statement = await transactionsStatement(app, organizationId, userId, v, period, offset, limit)
     const { items, hasNext } = pageRows(statement.transactions, page)
     return { statement: { ...statement, transactions: items }, pagination: paginationFor(request, app.config.publicUrl, page, hasNext) }
   })

@@ -20,13 +20,11 @@ import { accountNotFound, accountsOf } from '../accounts/service.js'
 import { ledgerOf, transactionView } from '../transactions/service.js'
 import type { AccountRecord } from '../accounts/store.js'
 import type { HistoricalBalanceInterval, Performance, PerformanceInterval } from '../../schemas/portfolio.js'
-import { portfolioStore, type PortfolioStore, type UserPosting } from './store.js'
+import { ledgerReaderOf, type UserPosting } from '../transactions/reader.js'
 
 const ZERO = new Decimal(0)
 const HOUR = 3_600_000
 const WINDOWS: Record<PerformanceInterval, number | undefined> = { 'one-hour': HOUR, 'one-day': 24 * HOUR, 'all-time': undefined }
-
-export const portfolioOf = (app: FastifyInstance): PortfolioStore => app.storage.store(portfolioStore)
 
 // ---- Denomination and values ----
 
@@ -122,7 +120,7 @@ function byAsset (rows: Array<{ asset: string, total: string, available: string 
 export async function overview (app: FastifyInstance, userId: string, v: Valuer, includeBase: boolean) {
   const now = app.clock.now()
   const holdings = []
-  for (const [asset, { total, available }] of byAsset(await portfolioOf(app).balances(userId))) {
+  for (const [asset, { total, available }] of byAsset(await ledgerReaderOf(app).balances(userId))) {
     if (total.isZero()) continue
     holdings.push({
       asset,
@@ -166,7 +164,7 @@ export function balancesAt (postings: UserPosting[], instants: number[]): Array<
 export async function historicalBalance (app: FastifyInstance, userId: string, v: Valuer, scope: Scope, interval: HistoricalBalanceInterval, includeBase: boolean) {
   const now = app.clock.now()
   const instants = historyInstants(interval, now)
-  const postings = (await portfolioOf(app).postings(userId, now)).filter(inScope(scope))
+  const postings = (await ledgerReaderOf(app).postings(userId, now)).filter(inScope(scope))
   const points = balancesAt(postings, instants)
   return {
     historicalBalance: instants.map((t, i) => {
@@ -269,7 +267,7 @@ const exactPerformanceView = (p: ExactPerformance): Performance => ({
 /** What a performance request reads: the user's postings up to now. */
 async function postingsNow (app: FastifyInstance, userId: string): Promise<{ postings: UserPosting[], now: number }> {
   const now = app.clock.now()
-  return { postings: await portfolioOf(app).postings(userId, now), now }
+  return { postings: await ledgerReaderOf(app).postings(userId, now), now }
 }
 
 export async function portfolioPerformance (app: FastifyInstance, userId: string, v: Valuer, interval: PerformanceInterval) {
@@ -330,7 +328,7 @@ function ratesAt (v: Valuer, assets: string[], ms: number): Record<string, strin
 }
 
 export async function portfolioStatement (app: FastifyInstance, userId: string, v: Valuer, period: Period) {
-  const [assets] = balancesAt(await portfolioOf(app).postings(userId, period.to), [period.to])
+  const [assets] = balancesAt(await ledgerReaderOf(app).postings(userId, period.to), [period.to])
   const holdings = [...(assets ?? new Map<string, Amounts>()).entries()]
     .filter(([, a]) => !a.total.isZero())
     .map(([asset, a]) => ({ asset, total: baseAmount(v, asset, a.total) }))
@@ -338,7 +336,7 @@ export async function portfolioStatement (app: FastifyInstance, userId: string, 
 }
 
 export async function transactionsStatement (app: FastifyInstance, organizationId: string, userId: string, v: Valuer, period: Period, offset: number, limit: number) {
-  const ids = await portfolioOf(app).completedBetween(organizationId, userId, new Date(period.from).toISOString(), new Date(period.to).toISOString(), offset, limit)
+  const ids = await ledgerReaderOf(app).completedBetween(organizationId, userId, new Date(period.from).toISOString(), new Date(period.to).toISOString(), offset, limit)
   const ledger = ledgerOf(app)
   const transactions = []
   for (const id of ids) {

@@ -5,12 +5,11 @@ import { defineArea } from '../kit/area.js'
 import { operation } from '../kit/operation.js'
 import { UserContextHeaders } from '../../schemas/headers.js'
 import { CreateQuoteRequest, Quote, QuoteAnswer } from '../../schemas/quotes.js'
-import type { SubjectType } from '../auth/guard.js'
 import { migrations } from './migrations.js'
 import { DEFAULT_TTL_MS, MIN_TTL_MS, createQuote } from './service.js'
 
 const TAG = 'Transactions'
-const USERS: SubjectType[] = ['user:business', 'user:individual']
+const USERS = ['user:business', 'user:individual'] as const
 
 async function quotesRoutes (app: FastifyInstance): Promise<void> {
   app.addSchema(Quote)
@@ -41,8 +40,8 @@ async function quotesRoutes (app: FastifyInstance): Promise<void> {
         '`permission-denied`: an origin or destination node type, or a `ttl`, the organization is not configured for, checked first).'
     }
   }, async (request, reply) => {
-    const { organizationId, userId } = request.auth!
-    return reply.code(201).send({ quote: await createQuote(app, organizationId, userId!, request.body) })
+    const { organizationId, userId } = request.auth
+    return reply.code(201).send({ quote: await createQuote(app, organizationId, userId, request.body) })
   })
 }
 

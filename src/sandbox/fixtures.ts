@@ -42,7 +42,7 @@ export const organizationsFixture = defineFixtureKey({
 export const entitiesFixture = defineFixtureKey({
   key: 'entities',
   after: ['users'],
-  schema: Type.Array(FixtureEntity),
+  schema: Type.Array(FixtureEntity, { examples: [[{ type: 'accounts', userId: '3f2b8c1e-5d4a-4e6f-9b7c-1a2b3c4d5e6f' }]] }),
   summary: Type.Array(Type.Object({ id: Uuid, type: Type.String(), userId: Uuid, organizationId: Uuid })),
   async check (context, items) {
     const { app, bad } = context

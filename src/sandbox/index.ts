@@ -3,6 +3,7 @@
 // files, accounts, external accounts and transactions.
 import type { FastifyInstance } from 'fastify'
 import { defineArea } from '../kit/area.js'
+import { config } from './config.js'
 import health from './health.js'
 import state from './state.js'
 import clients from './clients.js'
@@ -27,6 +28,7 @@ async function sandboxRoutes (app: FastifyInstance): Promise<void> {
 }
 
 export default defineArea({
+  config,
   name: 'sandbox',
   tags: [{ name: 'Sandbox', description: 'Sandbox control API: not part of the real service.' }],
   migrations,

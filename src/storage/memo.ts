@@ -7,7 +7,7 @@
 // On PostgreSQL other replicas write the same rows, so the memo is off there (it remembers
 // nothing): every read asks the database.
 import type { Db } from './db.js'
-import type { MetadataRevision } from './metadata.js'
+import type { MetadataRevision } from './types.js'
 
 // Bounded: when full, forgotten at once (the next reads fill it again).
 const LIMIT = 20_000

@@ -4,6 +4,9 @@
 // both succeed.
 import { groupCommit, type Db } from './db.js'
 import { memoOf } from './memo.js'
+import type { MetadataRevision } from './types.js'
+
+export type { MetadataRevision }
 import { sha256Hex } from '../sha256.js'
 
 /** Which metadata: the entity type as its path segment (`users`, `accounts`, ...) and the entity id. */
@@ -11,19 +14,6 @@ export interface MetadataRef {
   organizationId: string
   entity: string
   entityId: string
-}
-
-/** One stored revision of an entity's metadata. */
-export interface MetadataRevision {
-  value: Record<string, unknown>
-  /**
-   * The value serialized (JSON.stringify): what is stored, what the ETag hashes, what a 2xx answers
-   * with. Set on every revision the store and toRevision make; serialized again when absent.
-   */
-  json?: string
-  /** The revision's entity tag, quotes included (`"<sha256 hex>"`). */
-  etag: string
-  updatedAt: string
 }
 
 /** The entity tag of a serialized revision: a strong tag, quotes included. */

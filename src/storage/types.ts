@@ -1,6 +1,5 @@
 // The storage interface: domain operations, atomic inside, returning Promises, the same on SQLite
 // and PostgreSQL. Route code never writes SQL.
-import type { MetadataRevision } from './metadata.js'
 
 export interface Organization { id: string, name: string, createdAt: string }
 
@@ -152,4 +151,17 @@ export interface EventStore {
    * inside the write that dispatches it, it decides who does.
    */
   markDispatched (seq: number): Promise<boolean>
+}
+
+/** One stored revision of an entity's metadata. */
+export interface MetadataRevision {
+  value: Record<string, unknown>
+  /**
+   * The value serialized (JSON.stringify): what is stored, what the ETag hashes, what a 2xx answers
+   * with. Set on every revision the store and toRevision make; serialized again when absent.
+   */
+  json?: string
+  /** The revision's entity tag, quotes included (`"<sha256 hex>"`). */
+  etag: string
+  updatedAt: string
 }

@@ -16,7 +16,6 @@ import { Decimal, cut } from '../money/decimal.js'
 import { accountsOf, defaultAccount, depositFamily } from '../accounts/service.js'
 import type { AccountRecord } from '../accounts/store.js'
 import { SANDBOX_BANK } from '../accounts/details.js'
-import type { SubjectType } from '../auth/guard.js'
 import { UserContextHeaders } from '../../schemas/headers.js'
 import {
   BankDepositAnswer, CryptoDepositAnswer, SimulateBankDepositRequest, SimulateCryptoDepositRequest,
@@ -24,7 +23,7 @@ import {
 } from '../../schemas/deposits.js'
 import { deposit, type DepositInput } from './service.js'
 
-const USERS: SubjectType[] = ['user:business', 'user:individual']
+const USERS = ['user:business', 'user:individual'] as const
 /** The least a deposit may be: 10 of a fiat asset; 10 of a crypto asset's smallest units. */
 export const MINIMUM_DEPOSIT = 10
 /** How many addresses a crypto deposit may come from: one, but more on UTXO networks. */
@@ -296,8 +295,8 @@ export async function depositRoutes (app: FastifyInstance): Promise<void> {
         '`invalid_number` (`remitter.iban` fails its check digits).'
     }
   }, async (request, reply) => {
-    const { organizationId, userId } = request.auth!
-    return reply.code(202).send({ bankDeposit: await simulateBankDeposit(app, organizationId, userId!, request.body) })
+    const { organizationId, userId } = request.auth
+    return reply.code(202).send({ bankDeposit: await simulateBankDeposit(app, organizationId, userId, request.body) })
   })
 
   operation(app, {
@@ -323,7 +322,7 @@ export async function depositRoutes (app: FastifyInstance): Promise<void> {
         '`remitter_and_recipient_cannot_match` (a remitter address is the deposit address).'
     }
   }, async (request, reply) => {
-    const { organizationId, userId } = request.auth!
-    return reply.code(202).send({ cryptoDeposit: await simulateCryptoDeposit(app, organizationId, userId!, request.body) })
+    const { organizationId, userId } = request.auth
+    return reply.code(202).send({ cryptoDeposit: await simulateCryptoDeposit(app, organizationId, userId, request.body) })
   })
 }

@@ -4,6 +4,7 @@
 // pending transactions, unsettled funds).
 import type { FastifyInstance } from 'fastify'
 import { defineArea } from '../kit/area.js'
+import { config } from './config.js'
 import { migrations } from './migrations.js'
 import { followSettlements, ledgerOf } from './service.js'
 import { transactionRoutes } from './routes.js'
@@ -24,6 +25,7 @@ async function transactionsArea (app: FastifyInstance): Promise<void> {
 }
 
 export default defineArea({
+  config,
   name: 'transactions',
   // The `Transactions` tag is the quotes area's: quotes and the transactions that commit them.
   tags: [],

@@ -7,7 +7,6 @@ import { type ApiError, entityNotFound } from '../errors.js'
 import { control, onOrganizationOf, operation } from '../kit/operation.js'
 import { conflict } from '../errors.js'
 import { operationNotAllowed } from '../http/user-context.js'
-import type { SubjectType } from '../auth/guard.js'
 import { UserContextHeaders } from '../../schemas/headers.js'
 import {
   RFI_SCHEMAS, RfiAnswer, RfiClosedAnswer, RfiItemParams, RfiList, RfiParams, RfiStatusChange, UpdateRfiRequest, type RequestForInformation
@@ -16,7 +15,7 @@ import type { RfiRecord, TransactionRecord } from './store.js'
 import { answerRfi, closeRfi, ledgerOf, transactionNotFound, transactionView } from './service.js'
 
 const TAG = 'Transactions'
-const USERS: SubjectType[] = ['user:business', 'user:individual']
+const USERS = ['user:business', 'user:individual'] as const
 
 const rfiNotFound = (): ApiError => entityNotFound('request-for-information', 'The request for information cannot be found')
 const rfiNotPending = (status: string): ApiError => conflict('request_for_information_not_pending', 'The request for information is not pending', { status })
@@ -74,8 +73,8 @@ export async function rfiRoutes (app: FastifyInstance): Promise<void> {
     headers,
     responses: { 200: { description: 'The requests for information.', ...RfiList }, 404: TRANSACTION_404 }
   }, async (request) => {
-    const { organizationId, userId } = request.auth!
-    const transaction = await visibleTransaction(app, organizationId, userId!, request.params.transactionId)
+    const { organizationId, userId } = request.auth
+    const transaction = await visibleTransaction(app, organizationId, userId, request.params.transactionId)
     return { requestsForInformation: (await ledger.rfis(transaction.id)).map(rfiView) }
   })
 
@@ -92,8 +91,8 @@ export async function rfiRoutes (app: FastifyInstance): Promise<void> {
     headers,
     responses: { 200: { description: 'The request for information.', ...RfiAnswer }, 404: BOTH_404 }
   }, async (request) => {
-    const { organizationId, userId } = request.auth!
-    const transaction = await visibleTransaction(app, organizationId, userId!, request.params.transactionId)
+    const { organizationId, userId } = request.auth
+    const transaction = await visibleTransaction(app, organizationId, userId, request.params.transactionId)
     const rfi = await ledger.rfi(transaction.id, request.params.requestForInformationId)
     if (rfi === undefined) throw rfiNotFound()
     return { requestForInformation: rfiView(rfi) }
@@ -120,8 +119,8 @@ export async function rfiRoutes (app: FastifyInstance): Promise<void> {
       409: '`operation_not_allowed` (`details.reasons: ["request-for-information-update-not-allowed"]`): the RFI is not pending (already answered, expired or failed).'
     }
   }, async (request) => {
-    const { organizationId, userId } = request.auth!
-    const transaction = await visibleTransaction(app, organizationId, userId!, request.params.transactionId)
+    const { organizationId, userId } = request.auth
+    const transaction = await visibleTransaction(app, organizationId, userId, request.params.transactionId)
     const answered = await answerRfi(app, transaction.id, request.params.requestForInformationId, travelRuleData(request.body.data))
     if (!answered.ok) throw answered.reason === 'not-found' ? rfiNotFound() : updateNotAllowed()
     return { requestForInformation: rfiView(answered.rfi) }

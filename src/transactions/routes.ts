@@ -13,14 +13,13 @@ import {
   ConfirmationDecision, CreateTransactionAnswer, CreateTransactionRequest, Transaction, TransactionAnswer, TransactionListQuery, TransactionParams,
   TransactionStatusChange
 } from '../../schemas/transactions.js'
-import type { SubjectType } from '../auth/guard.js'
 import { ownAccount } from '../accounts/service.js'
 import { authorize, changeTransactionStatus, createTransaction, ledgerOf, transactionNotFound, transactionView } from './service.js'
 import type { TransactionRecord } from './store.js'
 import { CONFIRMATION_CSP, confirmationPage } from './confirmation-page.js'
 
 const TAG = 'Transactions'
-const USERS: SubjectType[] = ['user:business', 'user:individual']
+const USERS = ['user:business', 'user:individual'] as const
 const TRANSACTION_404 = '`entity_not_found` (`details.entity: "transaction"`): no such transaction the acting user is a party of.'
 
 /** The list answer, with the shared pagination links inlined (the schema has no `$id` here). */
@@ -78,9 +77,9 @@ export async function transactionRoutes (app: FastifyInstance): Promise<void> {
         '(`amount-exceeds-daily-limit`).'
     }
   }, async (request, reply) => {
-    const { organizationId, userId } = request.auth!
+    const { organizationId, userId } = request.auth
     const context = userContext(request, app.config.serviceName)
-    return reply.code(201).send(await createTransaction(app, organizationId, userId!, request.body, context, publicBase(app.config.publicUrl, request)))
+    return reply.code(201).send(await createTransaction(app, organizationId, userId, request.body, context, publicBase(app.config.publicUrl, request)))
   })
 
   operation(app, {
@@ -96,10 +95,10 @@ export async function transactionRoutes (app: FastifyInstance): Promise<void> {
     headers,
     responses: { 200: { description: 'A page of transactions.', ...TransactionPage } }
   }, async (request) => {
-    const { organizationId, userId } = request.auth!
+    const { organizationId, userId } = request.auth
     const page = pageOf(request.query)
     const { offset, limit } = pageWindow(page)
-    const { items, hasNext } = pageRows(await ledger.listForUser(organizationId, userId!, offset, limit), page)
+    const { items, hasNext } = pageRows(await ledger.listForUser(organizationId, userId, offset, limit), page)
     return { transactions: items.map(transactionView), pagination: paginationFor(request, app.config.publicUrl, page, hasNext) }
   })
 
@@ -116,9 +115,9 @@ export async function transactionRoutes (app: FastifyInstance): Promise<void> {
     headers,
     responses: { 200: { description: 'The transaction.', ...TransactionAnswer }, 404: TRANSACTION_404 }
   }, async (request) => {
-    const { organizationId, userId } = request.auth!
+    const { organizationId, userId } = request.auth
     const t = await ledger.get(organizationId, request.params.transactionId)
-    if (t === undefined || !await ledger.isParty(organizationId, t.id, userId!)) throw transactionNotFound()
+    if (t === undefined || !await ledger.isParty(organizationId, t.id, userId)) throw transactionNotFound()
     return { transaction: transactionView(t) }
   })
 
@@ -139,8 +138,8 @@ export async function transactionRoutes (app: FastifyInstance): Promise<void> {
       404: '`entity_not_found` (`details.entity: "account"`): no such account of the acting user.'
     }
   }, async (request) => {
-    const { organizationId, userId } = request.auth!
-    const account = await ownAccount(app, organizationId, userId!, request.params.accountId)
+    const { organizationId, userId } = request.auth
+    const account = await ownAccount(app, organizationId, userId, request.params.accountId)
     const page = pageOf(request.query)
     const { offset, limit } = pageWindow(page)
     const { items, hasNext } = pageRows(await ledger.listForAccount(account.id, offset, limit), page)

@@ -21,7 +21,7 @@ export function userRecord (id: string, organizationId: string, email: string, p
 export const usersFixture = defineFixtureKey({
   key: 'users',
   after: ['organizations'],
-  schema: Type.Array(FixtureUser),
+  schema: Type.Array(FixtureUser, { examples: [[{ id: '3f2b8c1e-5d4a-4e6f-9b7c-1a2b3c4d5e6f', organizationId: '8d0f3a1b-9c2e-4f5a-8b6c-7d8e9f0a1b2c', email: 'maria.silva@example.com', primaryCitizenship: 'PT', address: { country: 'PT' } }]] }),
   summary: Type.Array(Type.Object({ id: Uuid, organizationId: Uuid, email: Type.String() })),
   async check (context, items) {
     const { app, bad } = context

@@ -54,7 +54,7 @@ async function usersRoutes (app: FastifyInstance): Promise<void> {
       415: '`media_type_unsupported`: the body is not `application/json`.'
     }
   }, async (request, reply) => {
-    const { organizationId } = request.auth!
+    const { organizationId } = request.auth
     requireUserContext(userContext(request, app.config.serviceName), ['ip'], app.config.serviceName)
     await checkNewUser(app, organizationId, request.body)
     const created = await createUser(app, organizationId, request.body)
@@ -77,8 +77,8 @@ async function usersRoutes (app: FastifyInstance): Promise<void> {
       404: '`entity_not_found` (`details.entity: "user"`): the acting user no longer exists.'
     }
   }, async (request) => {
-    const { organizationId, userId } = request.auth!
-    return await getUser(app, organizationId, userId!)
+    const { organizationId, userId } = request.auth
+    return await getUser(app, organizationId, userId)
   })
 
   operation(app, {
@@ -104,8 +104,8 @@ async function usersRoutes (app: FastifyInstance): Promise<void> {
       415: '`media_type_unsupported`: the body is not `application/json`.'
     }
   }, async (request, reply) => {
-    const { organizationId, userId } = request.auth!
-    await deleteUser(app, organizationId, userId!)
+    const { organizationId, userId } = request.auth
+    await deleteUser(app, organizationId, userId)
     return reply.code(204).send()
   })
 }

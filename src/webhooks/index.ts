@@ -4,6 +4,7 @@
 import type { FastifyInstance } from 'fastify'
 import { WEBHOOK_SCHEMAS } from '../../schemas/webhooks.js'
 import { defineArea } from '../kit/area.js'
+import { config } from './config.js'
 import { Dispatcher } from './dispatcher.js'
 import { migrations } from './migrations.js'
 import { webhooksStore } from './store.js'
@@ -49,6 +50,7 @@ async function webhooksRoutes (app: FastifyInstance): Promise<void> {
 }
 
 export default defineArea({
+  config,
   name: 'webhooks',
   tags: [{ name: 'Webhooks', description: 'Webhook management links.' }],
   migrations,

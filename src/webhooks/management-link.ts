@@ -41,7 +41,7 @@ export default async function managementLinkRoutes (app: FastifyInstance, { serv
       201: { description: 'Link created.', ...ManagementLinkResponse }
     }
   }, async (request, reply) => {
-    const managementLink = await service.createManagementLink(request.auth!.organizationId, baseUrl(app, request))
+    const managementLink = await service.createManagementLink(request.auth.organizationId, baseUrl(app, request))
     return reply.code(201).send({ managementLink })
   })
 }

@@ -56,7 +56,7 @@ const insufficient = (required: string[], held: string[]): Record<string, unknow
 })
 const subjectNotAllowed = (subjects: string[], tokenSubject: string): Record<string, unknown> => ({
   code: 'token_subject_not_allowed',
-  message: 'The access token subject is not allowed for this operation',
+  message: 'The access token subject is not allowed for this operation' + (tokenSubject === 'client' ? ': act for a user with the X-On-Behalf-Of header' : ''),
   details: { subjects, tokenSubject }
 })
 

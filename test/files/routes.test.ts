@@ -99,7 +99,7 @@ t.test('subjects and scopes: users only, with core.files:create and core.files:r
   t.equal(asClient.statusCode, 403)
   t.same(asClient.json(), {
     code: 'token_subject_not_allowed',
-    message: 'The access token subject is not allowed for this operation',
+    message: 'The access token subject is not allowed for this operation: act for a user with the X-On-Behalf-Of header',
     details: { subjects: ['user:business', 'user:individual'], tokenSubject: 'client' }
   })
   const narrow = await accessToken(app, { scope: 'core.users:act-on-behalf-of core.files:read' })

@@ -47,6 +47,27 @@ t.test('every process forced ok makes the summary ok', async t => {
   t.same(overview.summary, { status: 'ok', reason: 'none' })
 })
 
+t.test('every process forced at once: one call, the overview it answers is the user\'s, the events of each change', async t => {
+  const app = await buildKyc(t)
+  const u = await kycUser(t, app)
+  await u.control('POST', `/_sandbox/users/${u.userId}/kyc/email`, { status: 'ok' })
+  const before = await kycEvents(app, u.userId)
+  const res = await u.control('POST', `/_sandbox/users/${u.userId}/kyc`, { status: 'ok' })
+  t.equal(res.statusCode, 200, res.body)
+  t.same(res.json().summary, { status: 'ok', reason: 'none' })
+  t.same(Object.values(res.json().processes).map(p => (p as { status: string }).status), Array(13).fill('ok'), 'all 13 processes are ok')
+  const overview = await u.overview()
+  t.same(overview, res.json(), 'GET /core/kyc shows what it answered')
+  const added = (await kycEvents(app, u.userId)).slice(before.length)
+  t.same(added.filter(e => e.endsWith(':ok')).sort(), ['address', 'crypto-risk-assessment', 'customer-due-diligence', 'enhanced-due-diligence', 'identity', 'phone', 'profile', 'proof-of-address', 'risk', 'screening', 'self-categorization-statement', 'tax-details'].map(p => `${p}:ok`),
+    'one status-changed event per process that changed to ok (email already was)')
+  t.same((await u.control('POST', `/_sandbox/users/${u.userId}/kyc`, { status: 'ok' })).statusCode, 200)
+  t.equal((await kycEvents(app, u.userId)).length, before.length + added.length, 'again: nothing changes, nothing is emitted')
+
+  t.equal((await u.control('POST', '/_sandbox/users/3f1c2b4a-5d6e-4f70-8a9b-0c1d2e3f4a5b/kyc', { status: 'ok' })).statusCode, 404)
+  t.equal((await u.control('POST', `/_sandbox/users/${u.userId}/kyc`, { status: 'approved' })).statusCode, 400)
+})
+
 t.test('KYB onboarding: its event, and the dashboard list', async t => {
   const app = await buildKyc(t)
   const u = await kycUser(t, app)

@@ -146,7 +146,7 @@ t.test('a client subject without X-On-Behalf-Of is 403 token_subject_not_allowed
     t.equal(res.statusCode, 403, method)
     t.same(res.json(), {
       code: 'token_subject_not_allowed',
-      message: 'The access token subject is not allowed for this operation',
+      message: 'The access token subject is not allowed for this operation: act for a user with the X-On-Behalf-Of header',
       details: { subjects: ['user'], tokenSubject: 'client' }
     })
   }

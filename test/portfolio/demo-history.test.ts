@@ -1,8 +1,8 @@
-// scripts/demo-history.js in process (its requests through inject): a user with a year of weekly
-// trades and monthly deposits, every month's statements answered, a year of historical balance,
-// the clock put back.
+// The demo history (src/scenarios/history.ts, which npm run demo:history and the history control
+// run) in process, its requests through inject: a user with a year of weekly trades and monthly
+// deposits, every month's statements answered, a year of historical balance, the clock put back.
 import t from 'tap'
-import { demoHistory } from '../../scripts/demo-history.js'
+import { demoHistory } from '../../src/scenarios/history.js'
 import { build } from '../helpers.js'
 
 t.test('a year of history for a demo', async t => {

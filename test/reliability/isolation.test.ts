@@ -4,6 +4,8 @@ import t from 'tap'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { basic, bearer, build, makeClient, onBehalfOf, tokenRequest } from '../helpers.js'
 import { receiver, until, type Receiver } from './support.js'
+import { AreaRegistry } from '../../src/kit/area.js'
+import { areas } from '../../src/areas.js'
 
 const ADMIN = 'isolation-admin-token-0123456789'
 const admin = { authorization: `Bearer ${ADMIN}` }
@@ -22,7 +24,9 @@ interface Org {
   hooks: Receiver
 }
 
-const ENTITY_TYPES = ['accounts', 'files', 'external-accounts', 'transactions']
+// The entity types the sandbox makes that carry metadata, from the areas' declarations.
+const registry = new AreaRegistry(areas)
+const ENTITY_TYPES = registry.metadataEntities().map(e => e.segment).filter(s => registry.sandboxEntity(s) !== undefined)
 
 async function ok (res: Promise<LightMyRequestResponse>, what: string): Promise<LightMyRequestResponse> {
   const r = await res

@@ -3,10 +3,6 @@ import { randomUUID } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
 import { accessToken, bearer, build, DEMO_ID, DEMO_ORG, DEMO_SECRET, makeClient, makeUser } from '../helpers.js'
 import { ACCOUNT, ORG, goodFixture } from './fixture-data.js'
-import { filesStore } from '../../src/files/store.js'
-import { ledgerStore } from '../../src/transactions/store.js'
-import { accountsStore } from '../../src/accounts/store.js'
-import { externalAccountsStore } from '../../src/external-accounts/store.js'
 
 // Kept by a reset: the signing key and friends, the migration record, the replicas' shared state,
 // the request log (a reset keeps it).
@@ -133,18 +129,14 @@ t.test('POST /_sandbox/entities/{entity} creates an entity owned by a user, in t
   const app = await build(t)
   const org = randomUUID()
   const user = await makeUser(app, org)
-  for (const entity of ['accounts', 'files', 'external-accounts', 'transactions']) {
+  const types = app.areas.sandboxEntities()
+  t.ok(types.length >= 4, 'every type an area holds')
+  for (const { segment: entity, find } of types) {
     const res = await app.inject({ method: 'POST', url: `/_sandbox/entities/${entity}`, payload: { userId: user.id } })
     t.equal(res.statusCode, 201, entity)
     t.match(res.json(), { type: entity, userId: user.id, organizationId: org, createdAt: app.clock.iso() })
-    // Each is a real record of the area that holds it.
-    const id = res.json().id as string
-    const stored = entity === 'files'
-      ? await app.storage.store(filesStore).get(org, id)
-      : entity === 'accounts'
-        ? await app.storage.store(accountsStore).get(org, id)
-        : entity === 'external-accounts' ? await app.storage.store(externalAccountsStore).get(org, id) : await app.storage.store(ledgerStore).get(org, id)
-    t.match(stored, { userId: user.id })
+    // Each is a real record of the area that holds it, found in that area's store.
+    t.match(await find(app, res.json().id as string), { organizationId: org, userId: user.id }, `${entity} is stored by its area`)
   }
   const id = randomUUID()
   const given = await app.inject({ method: 'POST', url: '/_sandbox/entities/accounts', payload: { userId: user.id, id } })

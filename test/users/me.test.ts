@@ -73,7 +73,7 @@ t.test('get the user: users only, with core.users:read', async t => {
   t.equal(asClient.statusCode, 403)
   t.same(asClient.json(), {
     code: 'token_subject_not_allowed',
-    message: 'The access token subject is not allowed for this operation',
+    message: 'The access token subject is not allowed for this operation: act for a user with the X-On-Behalf-Of header',
     details: { subjects: ['user:business', 'user:individual'], tokenSubject: 'client' }
   })
   const user = await createUser()

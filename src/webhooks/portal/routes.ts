@@ -73,9 +73,10 @@ export default async function portalRoutes (app: FastifyInstance, { service }: {
 
   await app.register(async api => {
     api.decorateRequest('portalOrganizationId', '')
-    // The portal's calls run on the link's organization's clock.
-    api.addHook('onRequest', (request, _reply, done) => {
-      const { token } = request.params as { token?: string }
+    // Before the params are validated: every route of this plugin has `:token` in its path. The
+    // portal's calls run on the link's organization's clock.
+    api.addHook<{ Params: { token?: string } }>('onRequest', (request, _reply, done) => {
+      const { token } = request.params
       service.linkState(token ?? '').then(link => {
         if (link.state === 'invalid') throw linkInvalid()
         if (link.state === 'expired') throw linkExpired(link.expiresAt)

@@ -1,6 +1,8 @@
-// The portfolio's reads of the ledger's tables (src/transactions/migrations.ts), read-only: a
-// user's running balances, the postings of their accounts with what each transaction paid, and
-// the transactions that completed in a statement period. Every statement is prepared once, here.
+// The ledger's read model for other areas (the portfolio and its statements), read-only: a user's
+// running balances, the postings of their accounts with what each transaction paid, and the
+// transactions that completed in a statement period. The tables are this area's
+// (migrations.ts); every statement is prepared once, here, so no other area holds their SQL.
+import type { FastifyInstance } from 'fastify'
 import type { Db } from '../storage/db.js'
 
 export interface HeldBalance { accountId: string, asset: string, total: string, available: string }
@@ -21,7 +23,7 @@ export interface UserPosting {
   origin: { asset: string, amount: string } | undefined
 }
 
-export interface PortfolioStore {
+export interface LedgerReader {
   /** The user's accounts' running balances. */
   balances (userId: string): Promise<HeldBalance[]>
   /** The postings on the user's accounts up to `until` (ms), oldest first. */
@@ -43,7 +45,7 @@ interface PostingRow {
   origin_amount: unknown
 }
 
-export function portfolioStore (db: Db): PortfolioStore {
+export function ledgerReader (db: Db): LedgerReader {
   const balances = db.prepare<[string], { account_id: string, asset: string, total: string, available: string }>(
     'SELECT account_id, asset, total, available FROM ledger_balances WHERE user_id = ? ORDER BY asset, account_id')
   // Reads the ledger_postings_user index (user_id, at, seq).
@@ -88,3 +90,6 @@ export function portfolioStore (db: Db): PortfolioStore {
     }
   }
 }
+
+/** The ledger's reader on the app's storage. */
+export const ledgerReaderOf = (app: FastifyInstance): LedgerReader => app.storage.store(ledgerReader)
