@@ -8,7 +8,7 @@ import { buildApp } from '../src/app.js'
 import { CORE_VARIABLES, testConfig } from '../src/config.js'
 import { areas } from '../src/areas.js'
 import { allScopes } from '../src/auth/scopes.js'
-import { ACT_ON_BEHALF_OF } from '../src/auth/guard.js'
+import { ACT_ON_BEHALF_OF, SANDBOX_CONTROL } from '../src/auth/guard.js'
 import type { ConfigVariable } from '../src/kit/config.js'
 
 /** The variables, grouped: the core's, then each area's that declares any, in area order. */
@@ -42,7 +42,7 @@ const cell = (text: string): string => text.replaceAll('|', '\\|').replaceAll('\
 interface Route {
   method: string
   url: string
-  config?: { auth?: { scopes: string[], subjects: string[] } }
+  config?: { auth?: { scopes: string[], subjects: string[] }, control?: 'organization' | 'global' }
   schema?: { operationId?: string }
 }
 
@@ -81,13 +81,18 @@ export async function renderConfigurationDoc (): Promise<string> {
     'by a client token that acts for a user with `X-On-Behalf-Of: user <userId>`, on the operations',
     'that allow user subjects.',
     '',
+    'Beside the admin token, `' + SANDBOX_CONTROL + '` (the sandbox\'s own scope) opens the control routes that act per',
+    'organization, bounded to the token\'s organization (docs/sandbox-controls.md).',
+    '',
     '| Scope | Grants | Operations |',
     '|---|---|---|'
   )
   for (const [scope, meaning] of Object.entries(allScopes(config.partnerArea))) {
     const needing = scope === ACT_ON_BEHALF_OF
       ? operations.filter(r => r.config!.auth!.subjects.some(s => s.startsWith('user')))
-      : operations.filter(r => r.config!.auth!.scopes.includes(scope))
+      : scope === SANDBOX_CONTROL
+        ? routes.filter(r => r.config?.control === 'organization' && r.method !== 'HEAD')
+        : operations.filter(r => r.config!.auth!.scopes.includes(scope))
     lines.push(`| \`${scope}\` | ${cell(meaning)} | ${needing.length === 0 ? '(none)' : needing.map(name).join('<br>')} |`)
   }
   return lines.join('\n') + '\n'

@@ -138,7 +138,7 @@ t.test('the happy path runs as written, command for command', async t => {
   // What each step shows, as a reader sees it.
   const at = (pattern: RegExp): string => outputs.find(o => pattern.test(o)) ?? ''
   t.match(at(/^eyJ/m), /^eyJ[\w-]+\.[\w-]+\.[\w-]+$/m, 'a token')
-  const kyc = blocks.findIndex(b => b.includes('/kyc/'))
+  const kyc = blocks.findIndex(b => b.includes('/_sandbox/users/') && b.includes('/kyc'))
   t.equal(outputs[kyc]?.trim().split('\n').at(-1), 'ok', 'KYC ends ok')
   const funded = blocks.findIndex(b => b.includes('bank-deposits'))
   t.match(outputs[funded], /total: '1000'[\s\S]*available: '1000'/, 'the deposit is in the balance')

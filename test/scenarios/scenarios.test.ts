@@ -77,7 +77,7 @@ t.test('the history control: weeks of deposits and trades for a new user, the cl
   t.equal(history.from, new Date(Date.parse('2030-06-15T12:00:00.000Z') - 8 * 7 * 24 * 3_600_000).toISOString(), 'eight weeks back')
   t.equal(history.transactions, 2 + 8 + 4 + 1, 'two deposits, weekly BTC, fortnightly ETH, one sale')
   t.same(Object.keys(history.accounts).sort(), ['BTC', 'ETH', 'GBP'])
-  t.same((await app.inject({ method: 'GET', url: '/_sandbox/clock' })).json(), { now: '2030-06-15T12:00:00.000Z', frozen: true }, 'the clock is back')
+  t.same((await app.inject({ method: 'GET', url: '/_sandbox/clock' })).json(), { now: '2030-06-15T12:00:00.000Z', frozen: true, organizationId: null }, 'the clock is back')
 
   const transactions = (await asUser(app, history.userId, '/core/transactions?perPage=100')).transactions as Array<{ status: string }>
   t.equal(transactions.length, history.transactions, 'the public API lists them')
