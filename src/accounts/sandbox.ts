@@ -24,6 +24,7 @@ const record = (e: SandboxEntityInput): AccountRecord => ({
 
 export const accountsSandboxEntity: SandboxEntity = {
   segment: 'accounts',
+  description: 'an account is a real account of the accounts area, in `asset` (default USD), labelled `Sandbox account`, that the accounts operations answer',
   async find (app: FastifyInstance, id: string) {
     const account = await accountsOf(app).find(id)
     return account === undefined ? undefined : { organizationId: account.organizationId, userId: account.userId }

@@ -4,6 +4,7 @@
 // `routeReference`), and unarchives an account funds arrive at with `unarchiveInWrite`, inside
 // its own write (awaited there: every statement returns a Promise on both backends).
 import { groupCommit, type Db } from '../storage/db.js'
+import { entityMetadataRemover } from '../storage/metadata.js'
 import { recordEvent } from '../storage/outbox.js'
 import { memoOf } from '../storage/memo.js'
 import { metadataInserter, type MetadataRevision } from '../storage/metadata.js'
@@ -158,7 +159,7 @@ export function accountsStore (db: Db): AccountsStore {
   const insertMethod = db.prepare(`INSERT INTO deposit_methods (account_id, organization_id, type, asset, network, family, identifier, details, created_at)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
   const idsForUser = db.prepare<[string, string], string>('SELECT id FROM accounts WHERE organization_id = ? AND user_id = ?').pluck()
-  const deleteMetadata = db.prepare("DELETE FROM metadata WHERE organization_id = ? AND entity_type = 'accounts' AND entity_id = ?")
+  const deleteMetadata = entityMetadataRemover(db, 'accounts')
   const deleteForUser = db.prepare('DELETE FROM accounts WHERE organization_id = ? AND user_id = ?')
   const insertMetadata = metadataInserter(db)
   const write = groupCommit(db)
@@ -276,7 +277,7 @@ export function accountsStore (db: Db): AccountsStore {
     },
     async removeUserAccounts (organizationId, userId) {
       for (const id of await idsForUser.all(organizationId, userId)) {
-        await deleteMetadata.run(organizationId, id)
+        await deleteMetadata(organizationId, id)
         memo.forgetMetadata({ organizationId, entity: 'accounts', entityId: id })
       }
       // Deposit methods go with their accounts (a cascading key).

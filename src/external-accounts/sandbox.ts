@@ -39,6 +39,7 @@ const record = (e: SandboxEntityInput): ExternalAccountRecord => ({
 
 export const externalAccountsSandboxEntity: SandboxEntity = {
   segment: 'external-accounts',
+  description: 'an external account is a real ACH bank account of the external accounts area, `ok`, labelled `Sandbox external account`',
   async find (app: FastifyInstance, id: string) {
     const found = await externalAccountsOf(app).find(id)
     return found === undefined ? undefined : { organizationId: found.organizationId, userId: found.userId }

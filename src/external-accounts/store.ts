@@ -2,6 +2,7 @@
 // go through the group commit, with their events in the same write. The card check and expiry run
 // on the sandbox clock through `due` and `settle`.
 import { groupCommit, type Db } from '../storage/db.js'
+import { entityMetadataRemover } from '../storage/metadata.js'
 import { recordEvent } from '../storage/outbox.js'
 import { dueScopeParams, onDueScope, type DueScope } from '../storage/shared.js'
 import { memoOf } from '../storage/memo.js'
@@ -156,7 +157,7 @@ export function externalAccountsStore (db: Db): ExternalAccountsStore {
   const due = db.prepare<[number, string | null, string | null, number, string | null, string | null, number], string>(`SELECT id FROM external_accounts WHERE check_due_at <= ? AND ${onDueScope('organization_id')}
     UNION SELECT id FROM external_accounts WHERE expires_at IS NOT NULL AND status <> 'expired' AND expires_at <= ? AND ${onDueScope('organization_id')} LIMIT ?`).pluck()
   const deleteOne = db.prepare('DELETE FROM external_accounts WHERE organization_id = ? AND id = ?')
-  const deleteMetadata = db.prepare("DELETE FROM metadata WHERE organization_id = ? AND entity_type = 'external-accounts' AND entity_id = ?")
+  const deleteMetadata = entityMetadataRemover(db, 'external-accounts')
   const idsForUser = db.prepare<[string, string], string>('SELECT id FROM external_accounts WHERE organization_id = ? AND user_id = ?').pluck()
   const deleteForUser = db.prepare('DELETE FROM external_accounts WHERE organization_id = ? AND user_id = ?')
   const insertMetadata = metadataInserter(db)
@@ -164,7 +165,7 @@ export function externalAccountsStore (db: Db): ExternalAccountsStore {
   const memo = memoOf(db)
 
   const forgetMetadata = async (organizationId: string, id: string): Promise<void> => {
-    await deleteMetadata.run(organizationId, id)
+    await deleteMetadata(organizationId, id)
     memo.forgetMetadata({ organizationId, entity: 'external-accounts', entityId: id })
   }
 

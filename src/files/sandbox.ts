@@ -25,6 +25,7 @@ const record = (e: SandboxEntityInput): FileRecord => ({
 
 export const filesSandboxEntity: SandboxEntity = {
   segment: 'files',
+  description: 'a file is a real one of the files area, `pending`, category `document`, `application/pdf`, that `GET /core/files/{fileId}` answers',
   async find (app: FastifyInstance, id: string) {
     const file = await filesOf(app).find(id)
     return file === undefined ? undefined : { organizationId: file.organizationId, userId: file.userId }

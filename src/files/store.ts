@@ -2,6 +2,7 @@
 // the request paths write through the group commit. Other areas read files through `get` (the KYC
 // area checks that a document file is the user's and uploaded).
 import { groupCommit, type Db } from '../storage/db.js'
+import { entityMetadataRemover } from '../storage/metadata.js'
 import { memoOf } from '../storage/memo.js'
 import { metadataInserter, type MetadataRevision } from '../storage/metadata.js'
 import { isConstraint } from '../storage/core.js'
@@ -88,7 +89,7 @@ export function filesStore (db: Db): FilesStore {
   const insertContent = db.prepare('INSERT INTO file_contents (file_id, organization_id, bytes) VALUES (?, ?, ?)')
   const content = db.prepare<[string, string], Buffer>('SELECT bytes FROM file_contents WHERE organization_id = ? AND file_id = ?').pluck()
   const idsForUser = db.prepare<[string, string], string>('SELECT id FROM files WHERE organization_id = ? AND user_id = ?').pluck()
-  const deleteMetadata = db.prepare("DELETE FROM metadata WHERE organization_id = ? AND entity_type = 'files' AND entity_id = ?")
+  const deleteMetadata = entityMetadataRemover(db, 'files')
   const deleteForUser = db.prepare('DELETE FROM files WHERE organization_id = ? AND user_id = ?')
   const insertMetadata = metadataInserter(db)
   const write = groupCommit(db)
@@ -132,7 +133,7 @@ export function filesStore (db: Db): FilesStore {
     async removeUserFiles (organizationId, userId) {
       const ids = await idsForUser.all(organizationId, userId)
       for (const id of ids) {
-        await deleteMetadata.run(organizationId, id)
+        await deleteMetadata(organizationId, id)
         memo.forgetMetadata({ organizationId, entity: 'files', entityId: id })
       }
       // The bytes go with their files (a cascading key).

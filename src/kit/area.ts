@@ -97,6 +97,11 @@ export interface SandboxEntityInput {
 export interface SandboxEntity {
   /** The entity type, as `/_sandbox/entities/<segment>` and the fixture's `type` name it. */
   segment: string
+  /**
+   * What `POST /_sandbox/entities/<segment>` makes, in a sentence of the route's description
+   * (composed from every area's): "a real ... of the ... area, that ... answer".
+   */
+  description: string
   /** An entity of this type by id, whichever organization. */
   find: (app: FastifyInstance, id: string) => Promise<{ organizationId: string, userId: string } | undefined>
   /** Creates one (`POST /_sandbox/entities/<segment>`); false when the id is taken or the user is gone. */

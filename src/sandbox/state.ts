@@ -94,13 +94,10 @@ export default async function state (app: FastifyInstance, { seed }: StateOption
     method: 'POST',
     url: '/_sandbox/entities/:entity',
     summary: 'Create an entity',
-    description: 'Creates an account, file, external account or transaction owned by a user, in the user\'s organization, ' +
-        'so its metadata can be used (`/core/<entity>/<id>/metadata`). The sandbox keeps only its id, owner and creation time, ' +
-        'except for files: a file is a real one of the files area, `pending`, category `document`, `application/pdf`, that `GET /core/files/{fileId}` answers; ' +
-        'and accounts: a real account of the accounts area, in `asset` (default USD), labelled `Sandbox account`, that the accounts operations answer; ' +
-        'and external accounts: a real ACH bank account of the external accounts area, `ok`, labelled `Sandbox external account`; ' +
-        'and transactions: a real completed deposit of 100.00 USD (from a wire transfer) into the user\'s default USD account (made on first need), ' +
-        'with its postings and events, that the transactions operations answer. ' +
+    // Each area that holds an entity type says what it makes (SandboxEntity.description).
+    description: `Creates an entity (${app.areas.sandboxEntities().map(e => `\`${e.segment}\``).join(', ')}) owned by a user, in the user's organization, ` +
+        'so its metadata can be used (`/core/<entity>/<id>/metadata`), as a real record of the area that holds its type: ' +
+        app.areas.sandboxEntities().map(e => e.description).join('; ') + '. ' +
         'An organization\'s control token creates entities for its own users only (another organization\'s user is 404).',
     acts: 'organization',
     params: EntityParams,

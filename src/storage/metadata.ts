@@ -71,6 +71,19 @@ export function metadataInserter (db: Db): (ref: MetadataRef, revision: Metadata
   }
 }
 
+/**
+ * The removal of one entity's metadata, for the area that deletes the entity: run inside the
+ * write that deletes it (an area names its entity type once, not in SQL of its own).
+ */
+export function entityMetadataRemover (db: Db, entityType: string): (organizationId: string, entityId: string) => Promise<void> {
+  const remove = db.prepare('DELETE FROM metadata WHERE organization_id = ? AND entity_type = ? AND entity_id = ?')
+  const memo = memoOf(db)
+  return async (organizationId, entityId) => {
+    memo.forgetMetadata({ entity: entityType, entityId, organizationId })
+    await remove.run(organizationId, entityType, entityId)
+  }
+}
+
 export function metadataStore (db: Db): MetadataStore {
   const get = db.prepare<[string, string, string], MetadataRow>(
     'SELECT body, etag, updated_at FROM metadata WHERE entity_type = ? AND entity_id = ? AND organization_id = ?')

@@ -24,6 +24,8 @@ const input = (e: SandboxEntityInput) => ({
 
 export const transactionsSandboxEntity: SandboxEntity = {
   segment: 'transactions',
+  description: 'a transaction is a real completed deposit of 100.00 USD (from a wire transfer) into the user\'s default USD account (made on first need), ' +
+    'with its postings and events, that the transactions operations answer',
   async find (app: FastifyInstance, id: string) {
     const t = await ledgerOf(app).get(undefined, id)
     return t === undefined ? undefined : { organizationId: t.organizationId, userId: t.userId }
