@@ -220,6 +220,11 @@ export class Clock extends EventEmitter implements TimeSource {
 
   /** Takes every organization's position as stored (another replica moved one, or at start). */
   adoptOrganizations (positions: Map<string, OrganizationPosition>): void {
+    // The same positions (another replica changed something else): nothing moved, no event.
+    if (positions.size === this.#organizations.size && [...positions].every(([id, p]) => {
+      const own = this.#organizations.get(id)
+      return own !== undefined && own.offsetMs === p.offsetMs && own.frozenAt === p.frozenAt
+    })) return
     this.#organizations.clear()
     for (const [id, p] of positions) this.#organizations.set(id, { ...p })
     this.emit('change', { remote: true })

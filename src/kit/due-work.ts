@@ -29,7 +29,21 @@ export function followDueWork (app: FastifyInstance, what: string, work: (scope:
     for (const organizationId of app.clock.organizations()) await pass(organizationId)
     await pass(null)
   }
-  const run = (): Promise<void> => (queue = queue.then(all))
+  // Kicks coalesce: while a run waits to start, every kick is answered by it (it will see all
+  // that happened before it starts). Without this, each move of a clock queued a run of its own,
+  // and on PostgreSQL, where every change another replica makes is a move to adopt, the queue
+  // grew faster than it drained and `settle()` (the clock route's answer) waited on all of it.
+  let waiting: Promise<void> | undefined
+  const run = (): Promise<void> => {
+    if (waiting !== undefined) return waiting
+    const next: Promise<void> = queue.then(async () => {
+      if (waiting === next) waiting = undefined
+      await all()
+    })
+    waiting = next
+    queue = next
+    return next
+  }
   const kick = (): void => { run().catch(() => {}) }
   const timer = setInterval(kick, 1000)
   timer.unref()

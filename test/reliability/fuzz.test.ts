@@ -731,7 +731,7 @@ function send (port: number, agent: Agent, sent: Sent): Promise<Received> {
       })
       res.on('error', reject)
     })
-    req.on('timeout', () => req.destroy(new Error('no answer within 10 s')))
+    req.on('timeout', () => req.destroy(new Error(`no answer within 10 s: ${sent.method} ${sent.url}`)))
     // The server may answer (413, 400) and close before it has read the whole body.
     req.on('error', (err: Error & { rawPacket?: Buffer }) => {
       if (answered !== undefined) return
