@@ -18,32 +18,26 @@ export function tokenEndpointClient (body: unknown, header: unknown): string | n
   }
 }
 
+/** A claim of the Bearer token in `header`, read without checking the token; undefined when there is none. */
+function unverifiedClaim (header: unknown, name: 'cid' | 'org'): string | undefined {
+  const payload = typeof header === 'string' ? header.split('.')[1] : undefined
+  if (payload === undefined) return undefined
+  try {
+    const claim = (JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as Record<string, unknown>)[name]
+    return typeof claim === 'string' ? claim : undefined
+  } catch {
+    return undefined
+  }
+}
+
 /**
  * The `cid` claim of the Bearer token in `header`. Only for a token the guard refused as expired
  * or revoked: it refuses those after checking the signature, so the client id is genuine.
  */
-export function refusedTokenClient (header: unknown): string | null {
-  const payload = typeof header === 'string' ? header.split('.')[1] : undefined
-  if (payload === undefined) return null
-  try {
-    const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { cid?: unknown }
-    return typeof claims.cid === 'string' ? claims.cid : null
-  } catch {
-    return null
-  }
-}
+export const refusedTokenClient = (header: unknown): string | null => unverifiedClaim(header, 'cid') ?? null
 
 /**
  * The organization a Bearer token names, read without checking it (fault rules act before the
  * guard): a forged token can only choose the faults of its own request, which the guard refuses.
  */
-export function tokenOrganization (header: unknown): string | undefined {
-  const payload = typeof header === 'string' ? header.split('.')[1] : undefined
-  if (payload === undefined) return undefined
-  try {
-    const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { org?: unknown }
-    return typeof claims.org === 'string' ? claims.org : undefined
-  } catch {
-    return undefined
-  }
-}
+export const tokenOrganization = (header: unknown): string | undefined => unverifiedClaim(header, 'org')
