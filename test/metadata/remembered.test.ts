@@ -4,7 +4,7 @@
 import t, { type Test } from 'tap'
 import { randomUUID } from 'node:crypto'
 import type { LightMyRequestResponse } from 'fastify'
-import { accessToken, bearer, build, DEMO_ORG, fileDatabasePath, makeUser, onBehalfOf, openTestStorage } from '../helpers.js'
+import { accessToken, backend, bearer, build, DEMO_ORG, fileDatabasePath, makeUser, onBehalfOf, openTestStorage } from '../helpers.js'
 import { ALICE, goodFixture } from '../sandbox/fixture-data.js'
 import type { Storage } from '../../src/storage/index.js'
 import type { MetadataRevision } from '../../src/storage/metadata.js'
@@ -132,13 +132,35 @@ async function storeWithOrganization (t: { teardown: (fn: () => unknown) => void
 
 const rev = (a: number): MetadataRevision => ({ value: { a }, json: JSON.stringify({ a }), etag: `"${a}"`, updatedAt: '2030-01-01T00:00:00.000Z' })
 
+/**
+ * Keeps the write that follows from committing until `release`: on PostgreSQL another replica's
+ * write holds the one write lock, so the storage's next write waits for it while reads go on. On
+ * SQLite the process owns its database: a write starts at once, and only the memo, answered before
+ * it runs, can show what a read sees meanwhile.
+ */
+async function writeLockHeldElsewhere (t: Test, path: string): Promise<() => void> {
+  if (backend === 'sqlite') return () => {}
+  const other = await openTestStorage(t, path)
+  t.teardown(() => other.close())
+  let release = (): void => {}
+  const released = new Promise<void>(resolve => { release = resolve })
+  await new Promise<void>(holding => { void other.db.write(async () => { holding(); await released }) })
+  return release
+}
+
 t.test('a read while a write is queued answers what is committed, and the write then shows', async t => {
-  const { storage, org } = await storeWithOrganization(t)
+  const path = fileDatabasePath(t)
+  const storage = await openTestStorage(t, path)
+  t.teardown(() => storage.close())
+  const org = '11111111-1111-4111-8111-111111111111'
+  await storage.organizations.ensure(org, 'Org', '2030-01-01T00:00:00.000Z')
   const ref = { organizationId: org, entity: 'accounts', entityId: 'e1' }
   await storage.metadata.replaceIf(ref, null, rev(1))
 
+  const release = await writeLockHeldElsewhere(t, path)
   const write = storage.metadata.replaceIf(ref, '"1"', rev(2))
   t.equal((await storage.metadata.get(ref))?.etag, '"1"', 'queued, not committed: the committed revision')
+  release()
   t.same(await write, { written: true, created: false })
   t.equal((await storage.metadata.get(ref))?.etag, '"2"')
 
