@@ -144,7 +144,10 @@ async function writeLockHeldElsewhere (t: Test, path: string): Promise<() => voi
   t.teardown(() => other.close())
   let release = (): void => {}
   const released = new Promise<void>(resolve => { release = resolve })
-  await new Promise<void>(holding => { void other.db.write(async () => { holding(); await released }) })
+  let holding = (): void => {}
+  const held = new Promise<void>(resolve => { holding = resolve })
+  other.db.write(async () => { holding(); await released }).catch(() => {})
+  await held
   return release
 }
 
