@@ -43,7 +43,7 @@ await build({
 })
 
 const bundle = readFileSync('dist/server.js', 'utf8')
-const wide = /[^\x00-\xff]/.exec(bundle)
+const wide = /[\u0100-\u{10ffff}]/u.exec(bundle)
 if (wide !== null) {
   const line = bundle.slice(0, wide.index).split('\n').length
   process.stderr.write(`scripts/bundle.js: dist/server.js line ${line} has ${JSON.stringify(wide[0])}, outside Latin-1: V8 would keep the whole source as two bytes a character; escape it\n`)
