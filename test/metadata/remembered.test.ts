@@ -171,8 +171,10 @@ t.test('a read while a write is queued answers what is committed, and the write 
   t.equal(stale.written, false)
   t.equal((await storage.metadata.get(ref))?.etag, '"2"', 'a refused write leaves the current revision')
 
+  const releaseRemoval = await writeLockHeldElsewhere(t, path)
   const removal = storage.metadata.deleteIf(ref, '"2"')
-  t.equal((await storage.metadata.get(ref))?.etag, '"2"')
+  t.equal((await storage.metadata.get(ref))?.etag, '"2"', 'a queued removal: the committed revision')
+  releaseRemoval()
   t.same(await removal, { deleted: true })
   t.equal(await storage.metadata.get(ref), undefined)
 })
