@@ -45,6 +45,8 @@ type Scope = string | null
 export class Clock extends EventEmitter implements TimeSource {
   #offsetMs = 0
   #frozenAt: number | null = null
+  #isoAt = Number.NaN
+  #isoText = ''
   readonly #source: () => number
   readonly #followers = new Set<() => Promise<void>>()
   /**
@@ -86,7 +88,15 @@ export class Clock extends EventEmitter implements TimeSource {
   }
 
   iso (): string {
-    return new Date(this.now()).toISOString()
+    const now = this.now()
+    // Under load many answers in a row are stamped within one millisecond: the last text is kept
+    // (a toISOString costs about 0.35 µs, a few hundredths of a write). A pure function of the
+    // number, so nothing to invalidate.
+    if (now !== this.#isoAt) {
+      this.#isoAt = now
+      this.#isoText = new Date(now).toISOString()
+    }
+    return this.#isoText
   }
 
   /** Whether the current organization's clock (else the global one) stands still. */

@@ -75,6 +75,25 @@ export async function openTestStorage (t: Teardown, path = ':memory:'): Promise<
   return await openStorage({ databasePath: path, databaseUrl })
 }
 
+/**
+ * Keeps the write that follows from committing until `release`: on PostgreSQL another replica's
+ * write holds the one write lock, so the storage's next write waits for it while reads go on. On
+ * SQLite the process owns its database: a write starts at once, and only the memo, answered before
+ * it runs, can show what a read sees meanwhile.
+ */
+export async function writeLockHeldElsewhere (t: Teardown, path: string): Promise<() => void> {
+  if (backend === 'sqlite') return () => {}
+  const other = await openTestStorage(t, path)
+  t.teardown(() => other.close())
+  let release = (): void => {}
+  const released = new Promise<void>(resolve => { release = resolve })
+  let holding = (): void => {}
+  const held = new Promise<void>(resolve => { holding = resolve })
+  other.db.write(async () => { holding(); await released }).catch(() => {})
+  await held
+  return release
+}
+
 export const basic = (id: string, secret: string): string =>
   'Basic ' + Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')
 

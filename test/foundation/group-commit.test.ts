@@ -6,7 +6,7 @@ import t from 'tap'
 import Database from 'better-sqlite3'
 import { groupCommit, isConstraint, type Db } from '../../src/storage/db.js'
 import type { Storage } from '../../src/storage/index.js'
-import { backend, fileDatabasePath, openTestStorage } from '../helpers.js'
+import { backend, fileDatabasePath, openTestStorage, writeLockHeldElsewhere } from '../helpers.js'
 
 interface Teardown { teardown: (fn: () => unknown) => void }
 
@@ -37,12 +37,17 @@ function commits (db: Db): () => number {
 }
 
 t.test('a write is acknowledged only once its group is committed', async t => {
-  const { db } = await open(t)
+  const path = fileDatabasePath(t)
+  const { db } = await open(t, path)
   let committed = false
   db.afterCommit(() => { committed = true })
   const insert = db.prepare('INSERT INTO settings (key, value) VALUES (?, ?)')
+  // On PostgreSQL the read below goes to the database: the write must not commit before it does.
+  const release = await writeLockHeldElsewhere(t, path)
   const written = groupCommit(db)(async () => (await insert.run('a', '1')).changes)
   const before = setting(db, 'a')
+  await before
+  release()
   let committedWhenAcknowledged: boolean | undefined
   const result = await written.then(value => { committedWhenAcknowledged = committed; return value })
   t.equal(await before, undefined, 'queued, not yet written')

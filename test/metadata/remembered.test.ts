@@ -4,7 +4,7 @@
 import t, { type Test } from 'tap'
 import { randomUUID } from 'node:crypto'
 import type { LightMyRequestResponse } from 'fastify'
-import { accessToken, backend, bearer, build, DEMO_ORG, fileDatabasePath, makeUser, onBehalfOf, openTestStorage } from '../helpers.js'
+import { accessToken, bearer, build, DEMO_ORG, fileDatabasePath, makeUser, onBehalfOf, openTestStorage, writeLockHeldElsewhere } from '../helpers.js'
 import { ALICE, goodFixture } from '../sandbox/fixture-data.js'
 import type { Storage } from '../../src/storage/index.js'
 import type { MetadataRevision } from '../../src/storage/metadata.js'
@@ -131,25 +131,6 @@ async function storeWithOrganization (t: { teardown: (fn: () => unknown) => void
 }
 
 const rev = (a: number): MetadataRevision => ({ value: { a }, json: JSON.stringify({ a }), etag: `"${a}"`, updatedAt: '2030-01-01T00:00:00.000Z' })
-
-/**
- * Keeps the write that follows from committing until `release`: on PostgreSQL another replica's
- * write holds the one write lock, so the storage's next write waits for it while reads go on. On
- * SQLite the process owns its database: a write starts at once, and only the memo, answered before
- * it runs, can show what a read sees meanwhile.
- */
-async function writeLockHeldElsewhere (t: Test, path: string): Promise<() => void> {
-  if (backend === 'sqlite') return () => {}
-  const other = await openTestStorage(t, path)
-  t.teardown(() => other.close())
-  let release = (): void => {}
-  const released = new Promise<void>(resolve => { release = resolve })
-  let holding = (): void => {}
-  const held = new Promise<void>(resolve => { holding = resolve })
-  other.db.write(async () => { holding(); await released }).catch(() => {})
-  await held
-  return release
-}
 
 t.test('a read while a write is queued answers what is committed, and the write then shows', async t => {
   const path = fileDatabasePath(t)
