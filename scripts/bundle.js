@@ -15,6 +15,7 @@
 // if a bundled package does.
 import { readFileSync } from 'node:fs'
 import { build } from 'esbuild'
+import { patchPostgresQueue, POSTGRES_QUEUE } from './postgres-queue.js'
 
 const EXTERNAL = new Set(['better-sqlite3', 'pino', '@fastify/swagger', '@fastify/swagger-ui'])
 const packageOf = (specifier) => specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/')
@@ -39,6 +40,12 @@ await build({
     setup (b) {
       b.onResolve({ filter: /^[^./]/ }, ({ path }) => path.startsWith('node:') || EXTERNAL.has(packageOf(path)) ? { path, external: true } : undefined)
     }
+  }, {
+    // postgres.js's queue, fixed (scripts/postgres-queue.js says why).
+    name: 'postgres-queue',
+    setup (b) {
+      b.onLoad({ filter: POSTGRES_QUEUE }, ({ path }) => ({ contents: patchPostgresQueue(readFileSync(path, 'utf8')), loader: 'js' }))
+    }
   }]
 })
 
@@ -47,6 +54,10 @@ const wide = /[\u0100-\u{10ffff}]/u.exec(bundle)
 if (wide !== null) {
   const line = bundle.slice(0, wide.index).split('\n').length
   process.stderr.write(`scripts/bundle.js: dist/server.js line ${line} has ${JSON.stringify(wide[0])}, outside Latin-1: V8 would keep the whole source as two bytes a character; escape it\n`)
+  process.exit(1)
+}
+if (!bundle.includes('const at = xs.indexOf(x, index)')) {
+  process.stderr.write('scripts/bundle.js: postgres.js\'s queue is in dist/server.js without its fix (scripts/postgres-queue.js)\n')
   process.exit(1)
 }
 const unresolvable = /\b__(dirname|filename)\b/.exec(bundle)

@@ -1,0 +1,3 @@
+// Types of postgres-queue.js, for the test that imports it.
+export function patchPostgresQueue (source: string): string
+export const POSTGRES_QUEUE: RegExp
