@@ -167,7 +167,15 @@ export class Dispatcher {
     const secrets = previousSecret !== null && previousSecretExpiresAt !== null && own.now() < previousSecretExpiresAt
       ? [secret, previousSecret]
       : [secret]
-    const signal = AbortSignal.any([AbortSignal.timeout(timeoutMs), this.#shutdown.signal])
+    // The attempt's own timer and controller, not AbortSignal.any([AbortSignal.timeout(...), ...]):
+    // on Node 20 a timeout signal held only by the composite can be garbage collected before it
+    // fires (nodejs/node#57736), and the attempt then waits for as long as the receiver likes.
+    const attempt = new AbortController()
+    const signal = attempt.signal
+    const timer = setTimeout(() => { attempt.abort(new DOMException(`Timed out after ${timeoutMs} ms`, 'TimeoutError')) }, timeoutMs)
+    const onShutdown = (): void => { attempt.abort(this.#shutdown.signal.reason) }
+    if (this.#shutdown.signal.aborted) onShutdown()
+    else this.#shutdown.signal.addEventListener('abort', onShutdown, { once: true })
     const started = performance.now()
     let statusCode: number | null = null
     let error: string | null = null
@@ -185,6 +193,9 @@ export class Dispatcher {
     } catch (err) {
       if (this.#shutdown.signal.aborted) return await abandon()
       error = signal.aborted ? `Timed out after ${timeoutMs} ms` : describe(err)
+    } finally {
+      clearTimeout(timer)
+      this.#shutdown.signal.removeEventListener('abort', onShutdown)
     }
     const durationMs = Math.round(performance.now() - started)
     const now = clock.globalNow()

@@ -1,5 +1,7 @@
 import t from 'tap'
 import { randomUUID } from 'node:crypto'
+import { setFlagsFromString } from 'node:v8'
+import { runInNewContext } from 'node:vm'
 import { Webhook } from 'standardwebhooks'
 import { build, DEMO_ORG, fileDatabasePath, makeClient, openTestStorage, UUID_RE } from '../helpers.js'
 import { webhooksStore } from '../../src/webhooks/store.js'
@@ -105,6 +107,27 @@ t.test('once the schedule is spent the message has failed; timeouts and refused 
   t.equal(failed.status, 'failed')
   t.equal(failed.attempts[0].statusCode, null)
   t.match(failed.attempts[0].error, /ECONNREFUSED/)
+})
+
+t.test('the timeout holds even when the garbage collector runs while the receiver is silent', async t => {
+  // Node 20 can collect an AbortSignal.timeout held only by an AbortSignal.any composite before it
+  // fires (nodejs/node#57736); the attempt then waited for the receiver. Collections are forced
+  // here all through the attempt.
+  setFlagsFromString('--expose-gc')
+  const gc = runInNewContext('gc') as () => void
+  const app = await build(t, { webhookRetrySchedule: [], webhookTimeoutMs: 300 })
+  const slow = await startReceiver(t, () => ({ status: 200, delayMs: 30_000 }))
+  const link = await managementLink(app)
+  await addEndpoint(app, link, { url: slow.url })
+  const collecting = setInterval(gc, 20)
+  t.teardown(() => { clearInterval(collecting) })
+  const started = Date.now()
+  await identify(app, 'collected@example.com')
+  const [message] = await untilAttempts(app, link, 1)
+  clearInterval(collecting)
+  t.match(message.attempts[0], { statusCode: null, error: 'Timed out after 300 ms' })
+  t.equal(message.status, 'failed')
+  t.ok(Date.now() - started < 9_000, 'ended by the timeout, not by the receiver (which answers after 30 s)')
 })
 
 t.test('a receiver on a port that fetch refuses (the Fetch standard\'s bad ports) still gets its delivery', async t => {
