@@ -15,7 +15,7 @@
 // if a bundled package does.
 import { readFileSync } from 'node:fs'
 import { build } from 'esbuild'
-import { patchPostgresQueue, POSTGRES_QUEUE } from './postgres-queue.js'
+import { patchPostgresQueue, POSTGRES_QUEUE, POSTGRES_QUEUE_FIXED } from './postgres-queue.js'
 
 const EXTERNAL = new Set(['better-sqlite3', 'pino', '@fastify/swagger', '@fastify/swagger-ui'])
 const packageOf = (specifier) => specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/')
@@ -56,7 +56,7 @@ if (wide !== null) {
   process.stderr.write(`scripts/bundle.js: dist/server.js line ${line} has ${JSON.stringify(wide[0])}, outside Latin-1: V8 would keep the whole source as two bytes a character; escape it\n`)
   process.exit(1)
 }
-if (!bundle.includes('const at = xs.indexOf(x, index)')) {
+if (!bundle.includes(POSTGRES_QUEUE_FIXED)) {
   process.stderr.write('scripts/bundle.js: postgres.js\'s queue is in dist/server.js without its fix (scripts/postgres-queue.js)\n')
   process.exit(1)
 }

@@ -16,8 +16,10 @@ const REMOVE = `    remove: (x) => {
         ? null
         : (xs.splice(index, 1), x)
     },`
+/** A line only the fixed queue has: the build checks that the bundle holds it. */
+export const POSTGRES_QUEUE_FIXED = 'const at = xs.indexOf(x, index)'
 const REMOVE_FIXED = `    remove: (x) => {
-      const at = xs.indexOf(x, index)
+      ${POSTGRES_QUEUE_FIXED}
       return at === -1
         ? null
         : (xs.splice(at, 1), x)

@@ -170,9 +170,10 @@ export class Dispatcher {
     // The attempt's own timer and controller, not AbortSignal.any([AbortSignal.timeout(...), ...]):
     // on Node 20 a timeout signal held only by the composite can be garbage collected before it
     // fires (nodejs/node#57736), and the attempt then waits for as long as the receiver likes.
+    const timedOut = `Timed out after ${timeoutMs} ms`
     const attempt = new AbortController()
     const signal = attempt.signal
-    const timer = setTimeout(() => { attempt.abort(new DOMException(`Timed out after ${timeoutMs} ms`, 'TimeoutError')) }, timeoutMs)
+    const timer = setTimeout(() => { attempt.abort(new DOMException(timedOut, 'TimeoutError')) }, timeoutMs)
     const onShutdown = (): void => { attempt.abort(this.#shutdown.signal.reason) }
     if (this.#shutdown.signal.aborted) onShutdown()
     else this.#shutdown.signal.addEventListener('abort', onShutdown, { once: true })
@@ -192,7 +193,7 @@ export class Dispatcher {
       responseBody = answer.body
     } catch (err) {
       if (this.#shutdown.signal.aborted) return await abandon()
-      error = signal.aborted ? `Timed out after ${timeoutMs} ms` : describe(err)
+      error = signal.aborted ? timedOut : describe(err)
     } finally {
       clearTimeout(timer)
       this.#shutdown.signal.removeEventListener('abort', onShutdown)

@@ -121,13 +121,11 @@ t.test('the timeout holds even when the garbage collector runs while the receive
   await addEndpoint(app, link, { url: slow.url })
   const collecting = setInterval(gc, 20)
   t.teardown(() => { clearInterval(collecting) })
-  const started = Date.now()
   await identify(app, 'collected@example.com')
   const [message] = await untilAttempts(app, link, 1)
   clearInterval(collecting)
   t.match(message.attempts[0], { statusCode: null, error: 'Timed out after 300 ms' })
-  t.equal(message.status, 'failed')
-  t.ok(Date.now() - started < 9_000, 'ended by the timeout, not by the receiver (which answers after 30 s)')
+  t.equal(message.status, 'failed', 'ended by the timeout: the receiver answers only after 30 s')
 })
 
 t.test('a receiver on a port that fetch refuses (the Fetch standard\'s bad ports) still gets its delivery', async t => {
