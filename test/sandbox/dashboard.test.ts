@@ -165,6 +165,9 @@ t.test('a token bound to an organization: that organization only, no global call
   t.ok(calls.some(c => c === `GET /_sandbox/ledger?organizationId=${DEMO_ORG}`), 'calls name the organization')
   t.ok(calls.some(c => c === `GET /_sandbox/webhooks/endpoints?organizationId=${DEMO_ORG}`))
   t.same(problems.filter(p => !/403/.test(p)), [], 'no script errors')
+  // The page polls the clock: let a fetch in flight through the route finish before the browser
+  // and the server close, or Playwright throws it into the test as an unhandled error.
+  await page.unrouteAll({ behavior: 'wait' })
 })
 
 t.test('the page composes the areas\' panels; its policy allows exactly its inline script and style', async t => {
