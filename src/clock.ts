@@ -3,12 +3,12 @@
 // timestamps, due work and prices read it, so a test can freeze, set or advance time and see every
 // time-bound rule follow, for one organization or for all.
 //
-// Which organization's time `now()` answers is carried by AsyncLocalStorage: the guard runs a
+// Which organization's time `now()` answers is carried by an AsyncContext: the guard runs a
 // request's handler within its organization (`within`), and background work that serves one
 // organization (due work, a webhook's timestamp) enters it explicitly. Outside any organization,
 // `now()` is the global clock. Code that knows the organization can also ask `of(organizationId)`.
 import { EventEmitter } from 'node:events'
-import { AsyncLocalStorage } from 'node:async_hooks'
+import { AsyncContext } from './async-context.js'
 
 export interface ClockState {
   now: string
@@ -54,7 +54,7 @@ export class Clock extends EventEmitter implements TimeSource {
    * replaced whenever the shared row's clock version moves (src/plugins/shared-state.ts).
    */
   readonly #organizations = new Map<string, OrganizationPosition>()
-  readonly #scope = new AsyncLocalStorage<Scope>()
+  readonly #scope = new AsyncContext<Scope>()
 
   constructor (source: () => number = Date.now) {
     super()
@@ -76,7 +76,7 @@ export class Clock extends EventEmitter implements TimeSource {
 
   /** Milliseconds since the epoch, in sandbox time: the current organization's, else global. */
   now (): number {
-    return this.nowFor(this.#scope.getStore())
+    return this.nowFor(this.#scope.get())
   }
 
   nowSeconds (): number {
@@ -101,7 +101,7 @@ export class Clock extends EventEmitter implements TimeSource {
 
   /** Whether the current organization's clock (else the global one) stands still. */
   get frozen (): boolean {
-    return this.frozenFor(this.#scope.getStore())
+    return this.frozenFor(this.#scope.get())
   }
 
   frozenFor (organizationId: string | null | undefined): boolean {
@@ -112,7 +112,7 @@ export class Clock extends EventEmitter implements TimeSource {
 
   /** The organization `now()` answers for, if any. */
   get organization (): string | undefined {
-    return this.#scope.getStore() ?? undefined
+    return this.#scope.get() ?? undefined
   }
 
   /** One organization's clock (undefined or null: the global one), whatever the current scope. */

@@ -34,6 +34,8 @@ declare module 'fastify' {
     auth: AuthContext | null
     /** Set by the control guard on sandbox control routes: the admin, or the organization whose token called. */
     control: ControlCaller | null
+    /** The organization whose clock the request runs on, once a guard has entered it (`onOrganizationClock`). */
+    clockScope: string | null
   }
   interface FastifyContextConfig {
     /** Declares a Bearer-protected route: the scopes it needs and the subjects it allows. */

@@ -80,6 +80,15 @@ function noBearerToken (): ApiError {
 async function authGuard (app: FastifyInstance): Promise<void> {
   app.decorateRequest('auth', null)
   app.decorateRequest('control', null)
+  app.decorateRequest('clockScope', null)
+  // A request's body arrives in the socket's callbacks, outside the context its guard entered
+  // (src/async-context.ts carries a context through awaits, not through I/O callbacks): the
+  // organization's clock is entered again once the body is read, for validation and the handler.
+  app.addHook('preValidation', (request, _reply, done) => {
+    const scope = request.clockScope
+    if (scope === null) done()
+    else app.clock.within(scope, () => { done() })
+  })
   const adminDigest = app.config.adminToken === undefined ? undefined : digest(app.config.adminToken)
   const ADMIN: ControlCaller = { admin: true }
 
@@ -123,7 +132,7 @@ async function authGuard (app: FastifyInstance): Promise<void> {
       done(refuse(error))
       return
     }
-    const proceed = (): void => { app.clock.within(request.control!.organizationId!, () => { done() }) }
+    const proceed = (): void => { onOrganizationClock(app, request, request.control!.organizationId!, done) }
     if (verified !== undefined) {
       proceed()
       return
@@ -217,7 +226,7 @@ async function authGuard (app: FastifyInstance): Promise<void> {
       return
     }
     // The handler runs on the organization's clock (each organization has its own).
-    const proceed = (): void => { app.clock.within(request.auth!.organizationId, () => { done() }) }
+    const proceed = (): void => { onOrganizationClock(app, request, request.auth!.organizationId, done) }
     if (pending === undefined) proceed()
     else pending.then(proceed, done)
   }
@@ -231,6 +240,12 @@ async function authGuard (app: FastifyInstance): Promise<void> {
     const own = route.onRequest
     route.onRequest = own === undefined ? [guard] : [guard, ...(Array.isArray(own) ? own : [own])]
   })
+}
+
+/** Goes on with the request (`done`) on an organization's clock, to its handler (the guard's preValidation hook enters it again). */
+export function onOrganizationClock (app: FastifyInstance, request: FastifyRequest, organizationId: string, done: () => void): void {
+  request.clockScope = organizationId
+  app.clock.within(organizationId, done)
 }
 
 export default fp(authGuard, { name: 'auth-guard' })

@@ -2,6 +2,7 @@
 // they see every request, and fault rules act before authentication.
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
+import { bindContext } from '../async-context.js'
 import { openRequestLog, type RequestLogging } from './request-log.js'
 import { Faults, faultError } from './faults.js'
 import { faultsStore } from './store.js'
@@ -71,7 +72,7 @@ async function sandboxInfrastructure (app: FastifyInstance): Promise<void> {
     }
     taking.then(rule => {
       if (rule === undefined) done()
-      else if (rule.delayMs > 0) setTimeout(() => { act(rule) }, rule.delayMs)
+      else if (rule.delayMs > 0) setTimeout(bindContext(() => { act(rule) }), rule.delayMs)
       else act(rule)
     }, (err: unknown) => { done(err as Error) })
   })

@@ -11,7 +11,7 @@
 // that turn's together (turn-batch.ts says why). Until then a request is held by reference; the
 // time and the duration are taken when it is recorded, and every read of the log writes what is
 // pending first.
-import { AsyncResource } from 'node:async_hooks'
+import { bindContext } from '../async-context.js'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Clock } from '../clock.js'
 import { redactUrl } from '../plugins/requests.js'
@@ -350,7 +350,9 @@ export class RequestLog {
 
   /** Records an answered request; it is written at the end of this turn of the event loop. */
   record (request: FastifyRequest, reply: FastifyReply, payload: unknown, status = reply.statusCode): void {
-    this.#pending.add({ request, reply, payload, status, at: this.#clock.now(), durationMs: reply.elapsedTime })
+    // On the clock of the organization the request ran for: an answer is recorded once it is sent,
+    // in the socket's callback, outside the request's context (src/async-context.ts).
+    this.#pending.add({ request, reply, payload, status, at: this.#clock.nowFor(request.clockScope), durationMs: reply.elapsedTime })
   }
 
   #write (pending: Pending): void {
@@ -495,12 +497,12 @@ class TableRequestLog implements RequestLogging {
 
   record (request: FastifyRequest, reply: FastifyReply, payload: unknown, status = reply.statusCode): void {
     if (this.#pending.length === 0) setImmediate(this.#flush)
-    this.#pending.push({ request, reply, payload, status, at: this.#clock.now(), durationMs: reply.elapsedTime })
+    this.#pending.push({ request, reply, payload, status, at: this.#clock.nowFor(request.clockScope), durationMs: reply.elapsedTime })
   }
 
   // Bound to the context the log was made in, so an insert never runs on a write's transaction
-  // (AsyncLocalStorage carries that), whatever code answered the request.
-  readonly #flush = AsyncResource.bind((): void => {
+  // (src/async-context.ts carries that), whatever code answered the request.
+  readonly #flush = bindContext((): void => {
     if (this.#pending.length === 0) return
     const pending = this.#pending
     this.#pending = []

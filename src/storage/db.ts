@@ -4,10 +4,10 @@
 // returning Promises; writes go through `write`, the group commit. Only SQL text the dialects
 // disagree on differs, side by side (`{ sqlite, postgres }`).
 //
-// Which connection a statement runs on is carried by AsyncLocalStorage: inside a write, the
+// Which connection a statement runs on is carried by an AsyncContext (src/async-context.ts): inside a write, the
 // write's transaction; outside, the pool (PostgreSQL) or the one connection (SQLite), where a read
 // waits for a write in progress to commit, so it never sees what may still be rolled back.
-import { AsyncLocalStorage } from 'node:async_hooks'
+import { AsyncContext, snapshot } from '../async-context.js'
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import Database from 'better-sqlite3'
@@ -73,12 +73,13 @@ export const isUnavailable = (err: unknown): boolean => {
   return typeof code === 'string' && UNAVAILABLE_CODES.has(code)
 }
 
-interface Job { work: () => unknown, resolve: (value: unknown) => void, reject: (error: unknown) => void }
+/** A queued write: its work, the context of its caller (it runs on its caller's clock), its promise's ends. */
+interface Job { work: () => unknown, caller: <R>(work: () => R) => R, resolve: (value: unknown) => void, reject: (error: unknown) => void }
 type Outcome = { ok: true, value: unknown } | { ok: false, error: unknown }
 
 /** What a write's transaction is, for the statements run inside it. */
 interface Context { db: object, conn: unknown }
-const context = new AsyncLocalStorage<Context>()
+const context = new AsyncContext<Context>()
 
 /**
  * The group commit, shared by both backends. Writes queued during one turn of the event loop are
@@ -100,11 +101,12 @@ abstract class GroupCommitDb {
   /** Runs the jobs in one transaction; throws what made the transaction fail. */
   protected abstract runGroup (jobs: Job[], isolated: boolean): Promise<Outcome[]>
 
-  get inTransaction (): boolean { return context.getStore()?.db === this }
+  get inTransaction (): boolean { return context.get()?.db === this }
   protected get running (): Promise<void> | undefined { return this.#running }
-  protected inContext<T> (conn: unknown, work: () => T): T { return context.run({ db: this, conn }, work) }
+  /** Runs a job's work in its caller's context, inside the transaction `conn`. */
+  protected inContext (conn: unknown, job: Job): unknown { return job.caller(() => context.run({ db: this, conn }, job.work)) }
   protected connection (): unknown {
-    const ctx = context.getStore()
+    const ctx = context.get()
     return ctx?.db === this ? ctx.conn : undefined
   }
 
@@ -120,7 +122,7 @@ abstract class GroupCommitDb {
       }
     }
     return new Promise<T>((resolve, reject) => {
-      this.#queue.push({ work, resolve: resolve as (value: unknown) => void, reject })
+      this.#queue.push({ work, caller: snapshot(), resolve: resolve as (value: unknown) => void, reject })
       this.#schedule()
     })
   }
@@ -251,12 +253,12 @@ class SqliteDb extends GroupCommitDb implements Db {
     try {
       for (const job of jobs) {
         if (!isolated) {
-          outcomes.push({ ok: true, value: await this.inContext(db, job.work) })
+          outcomes.push({ ok: true, value: await this.inContext(db, job) })
           continue
         }
         db.exec('SAVEPOINT job')
         try {
-          outcomes.push({ ok: true, value: await this.inContext(db, job.work) })
+          outcomes.push({ ok: true, value: await this.inContext(db, job) })
           db.exec('RELEASE job')
         } catch (error) {
           db.exec('ROLLBACK TO job')
@@ -435,11 +437,11 @@ class PostgresDb extends GroupCommitDb implements Db {
       await tx.unsafe(`SELECT pg_advisory_xact_lock(${WRITE_LOCK})`)
       for (const job of jobs) {
         if (!isolated) {
-          outcomes.push({ ok: true, value: await this.inContext(tx, job.work) })
+          outcomes.push({ ok: true, value: await this.inContext(tx, job) })
           continue
         }
         try {
-          const value = await tx.savepoint(sp => this.inContext(sp, job.work) as Promise<unknown>)
+          const value = await tx.savepoint(sp => this.inContext(sp, job) as Promise<unknown>)
           outcomes.push({ ok: true, value })
         } catch (error) {
           if (isUnavailable(error)) throw error

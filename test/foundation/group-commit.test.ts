@@ -6,6 +6,7 @@ import t from 'tap'
 import Database from 'better-sqlite3'
 import { groupCommit, isConstraint, type Db } from '../../src/storage/db.js'
 import type { Storage } from '../../src/storage/index.js'
+import { Clock } from '../../src/clock.js'
 import { backend, fileDatabasePath, openTestStorage, writeLockHeldElsewhere } from '../helpers.js'
 
 interface Teardown { teardown: (fn: () => unknown) => void }
@@ -79,6 +80,29 @@ t.test('writes of one turn share a commit; a write queued while a group runs wai
   await Promise.all([slow, queued])
   t.strictSame(order, ['slow', 'f', 'g'], 'the group running ends before the next starts')
   t.equal(count(), 5, 'the two queued meanwhile share the next commit')
+})
+
+t.test('each write of a group runs in its caller\'s context (its organization\'s clock), not the group\'s first', async t => {
+  const { db } = await open(t)
+  const write = groupCommit(db)
+  const count = commits(db)
+  const clock = new Clock(() => Date.parse('2026-01-01T00:00:00.000Z'))
+  clock.adoptOrganizations(new Map([['org-a', { offsetMs: 0, frozenAt: Date.parse('2030-01-01T00:00:00.000Z') }]]))
+  const insert = db.prepare('INSERT INTO settings (key, value) VALUES (?, ?)')
+  const stamped = (key: string) => async (): Promise<string> => {
+    await insert.run(key, clock.iso())
+    return clock.iso()
+  }
+  const seen = await Promise.all([
+    clock.within('org-a', async () => await write(stamped('a'))),
+    write(stamped('global')),
+    clock.within('org-a', async () => await write(stamped('a2')))
+  ])
+  t.equal(count(), 1, 'one group')
+  t.same(seen, ['2030-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z', '2030-01-01T00:00:00.000Z'], 'each on its caller\'s clock, after its statement too')
+  t.equal(await setting(db, 'global'), '2026-01-01T00:00:00.000Z', 'stored with its caller\'s time')
+  t.equal(await setting(db, 'a2'), '2030-01-01T00:00:00.000Z')
+  t.equal(clock.organization, undefined, 'no context left behind')
 })
 
 t.test('a write that throws is undone and refused alone; the others of its group commit', async t => {

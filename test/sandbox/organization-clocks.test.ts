@@ -325,6 +325,11 @@ t.test('an organization\'s events, webhook deliveries and pinned prices are on i
     t.equal(made.createdAt, now, 'the user is created at its organization\'s now')
     users.set(made.id, { org, now })
   }
+  // The request log stamps each request on its organization's clock, a request with a body too.
+  for (const [org, now] of [[a, aNow], [b, bNow]] as const) {
+    const log = expect('request log', await control(call, org, 'GET', '/_sandbox/requests?method=POST&path=/core/users'), 200).body.requests
+    t.same(log.map((r: { timestamp: string }) => r.timestamp), [now], 'the user\'s creation is logged at its organization\'s now')
+  }
   const deliveries = await receiver.waitFor(2)
   for (const delivery of deliveries) {
     const payload = JSON.parse(delivery.body) as { type: string, createdAt: string, data: { user: { id: string } } }
@@ -347,6 +352,18 @@ t.test('an organization\'s events, webhook deliveries and pinned prices are on i
   t.same(await rate(b), bRate, 'B\'s price did not move')
   t.same(expect('A pins', await control(call, a, 'GET', '/_sandbox/rates'), 200).body.rates, [pinned], 'A lists its pin')
   t.same(expect('B pins', await control(call, b, 'GET', '/_sandbox/rates'), 200).body.rates, [], 'B has none')
+  // Over a real connection, where the answer is logged in the socket's callback once it is sent.
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`
+  const sent = await fetch(`${base}/core/users`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${await a.token()}`, 'content-type': 'application/json', ...userIp(app.config.serviceName) },
+    body: JSON.stringify({ email: `socket-${a.organizationId}@example.com`, termsOfService: generalTerms('GB'), primaryCitizenship: 'GB', address: { country: 'GB' } })
+  })
+  t.equal(sent.status, 201)
+  t.equal((await sent.json()).user.createdAt, aNow, 'a body read from the socket: the handler still runs on the organization\'s clock')
+  const socketLog = expect('request log', await control(call, a, 'GET', '/_sandbox/requests?method=POST&path=/core/users'), 200).body.requests
+  t.same(socketLog.map((r: { timestamp: string }) => r.timestamp), [aNow, aNow], 'logged at the organization\'s now')
 })
 
 t.test('organizations\' clocks are kept across a restart, a frozen one where the global clock moved it', async t => {

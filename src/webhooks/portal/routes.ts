@@ -18,6 +18,7 @@ import { PORTAL_PATH, type WebhooksService } from '../service.js'
 import { linkStatePage, portalPage } from './page.js'
 import { PORTAL_CSS } from './styles.js'
 import { PORTAL_JS } from './script.js'
+import { onOrganizationClock } from '../../auth/guard.js'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -81,7 +82,7 @@ export default async function portalRoutes (app: FastifyInstance, { service }: {
         if (link.state === 'invalid') throw linkInvalid()
         if (link.state === 'expired') throw linkExpired(link.expiresAt)
         request.portalOrganizationId = link.organizationId
-        app.clock.within(link.organizationId, () => { done() })
+        onOrganizationClock(app, request, link.organizationId, done)
       }).catch((error: unknown) => { done(error as Error) })
     })
 
