@@ -84,9 +84,10 @@ async function authGuard (app: FastifyInstance): Promise<void> {
   // A request's body arrives in the socket's callbacks, outside the context its guard entered
   // (src/async-context.ts carries a context through awaits, not through I/O callbacks): the
   // organization's clock is entered again once the body is read, for validation and the handler.
+  // A GET or HEAD has no body to read: it is still in the guard's context here.
   app.addHook('preValidation', (request, _reply, done) => {
     const scope = request.clockScope
-    if (scope === null) done()
+    if (scope === null || request.method === 'GET' || request.method === 'HEAD') done()
     else app.clock.within(scope, () => { done() })
   })
   const adminDigest = app.config.adminToken === undefined ? undefined : digest(app.config.adminToken)
