@@ -6,9 +6,10 @@
 // init hook, which then runs for every async resource of the process, not just promises: each
 // nextTick (Node's HTTP and streams schedule about ten per request), immediate, timer and socket
 // write. Each tick object then also takes V8's slow path for its computed keys. Measured under load
-// (perf, the same build): 12 % of a metadata GET's CPU was in nextTick against 0.1 % in a bare
-// Fastify route; with this module instead, a GET costs 22 µs of CPU instead of 27, a PUT 40 instead
-// of 44, a token 51 instead of 58. Node 22's AsyncContextFrame does the same natively.
+// (perf): 12 % of a metadata GET's CPU was in nextTick, against 0.1 % in a bare Fastify route. With
+// this module instead, old and new builds in turn: a GET 23.6 µs of CPU instead of 25.6, a PUT 40
+// instead of 43, a token 55 instead of 59 (BENCHMARKS.md). Node 22's AsyncContextFrame does the
+// same natively: drop this module on Node 22 or later.
 //
 // What it carries: a context reaches everything the work awaits or chains with `then`, as
 // AsyncLocalStorage does. What it does not: callbacks of timers, immediates, ticks, events and I/O

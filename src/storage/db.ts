@@ -4,9 +4,10 @@
 // returning Promises; writes go through `write`, the group commit. Only SQL text the dialects
 // disagree on differs, side by side (`{ sqlite, postgres }`).
 //
-// Which connection a statement runs on is carried by an AsyncContext (src/async-context.ts): inside a write, the
-// write's transaction; outside, the pool (PostgreSQL) or the one connection (SQLite), where a read
-// waits for a write in progress to commit, so it never sees what may still be rolled back.
+// Which connection a statement runs on is carried by an AsyncContext (src/async-context.ts):
+// inside a write, the write's transaction; outside, the pool (PostgreSQL) or the one connection
+// (SQLite), where a read waits for a write in progress to commit, so it never sees what may still
+// be rolled back. A queued write runs in its caller's context (its organization's clock).
 import { AsyncContext, snapshot } from '../async-context.js'
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'

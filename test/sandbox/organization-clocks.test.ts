@@ -3,8 +3,9 @@
 // (its tokens, quotes, settlements, KYC reviews, prices) follows A's clock when A moves it, and
 // nothing of B changes; the admin's global clock moves both; `{ real: true }` puts an organization
 // back on the global clock; a frozen organization's clock stays frozen (moved by the global's moves
-// only); a control token cannot see or move another organization's clock; and its events, webhook
-// deliveries and pinned prices are on its clock too; and the clocks outlast a restart.
+// only); a control token cannot see or move another organization's clock; its events, webhook
+// deliveries, pinned prices and request log entries are on its clock too (a body read from a real
+// socket included); and the clocks outlast a restart.
 import t from 'tap'
 import { randomUUID } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
