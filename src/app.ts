@@ -1,5 +1,6 @@
 // buildApp(options) returns a ready Fastify instance and never listens: the server, the tests and
 // the benchmark all build the same app.
+import './tick-shape.js'
 import Fastify, { LogController, type FastifyInstance, type FastifyPluginAsync, type FastifyReply } from 'fastify'
 import pino, { type DestinationStream, type Logger } from 'pino'
 import { randomBytes, randomUUID } from 'node:crypto'

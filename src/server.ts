@@ -1,6 +1,7 @@
 #!/usr/bin/env -S node --max-old-space-size=192
 // Reads the configuration, builds the app, listens, prints a short banner and shuts down cleanly
 // on SIGINT/SIGTERM (stop accepting, finish in-flight requests, close the database).
+import './tick-shape.js'
 import { ConfigError, loadConfig, type Config } from './config.js'
 import { buildApp } from './app.js'
 import { batchedLogStream } from './log-stream.js'
