@@ -82,7 +82,9 @@ async function buildOn (options: BuildOptions, storage: Storage): Promise<Fastif
     bodyLimit: config.bodyLimitBytes,
     return503OnClosing: true,
     routerOptions: { maxParamLength: 512 },
-    connectionTimeout: 60_000,
+    // No `connectionTimeout` (a socket timer Node refreshes at every read and write, 0.4 µs a
+    // request): a connection that sends nothing is answered 408 after the request timeout below,
+    // and an idle kept-alive one is closed after Fastify's keep-alive timeout (72 s).
     requestTimeout: config.requestTimeoutMs,
     // Node checks for late requests every connectionsCheckingInterval: often enough that a slow
     // client is cut off within a quarter of the limit after it.

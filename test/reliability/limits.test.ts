@@ -214,3 +214,17 @@ t.test('slow clients are answered 408 and cut off, while other clients are serve
   }
   t.equal((await fetch(`${base}/_sandbox/health`)).status, 200, 'still healthy afterwards')
 })
+
+t.test('a connection that sends nothing is answered 408 and closed; an idle kept-alive one after the keep-alive timeout', async t => {
+  const defaults = await build(t)
+  t.equal(defaults.server.keepAliveTimeout, 72_000, 'an idle kept-alive connection is closed 72 s after its last answer')
+  t.equal(defaults.server.timeout, 0, 'no socket timer to refresh at each read and write')
+  const app = await build(t, { requestTimeoutMs: 300 })
+  const base = await listen(app)
+  const started = Date.now()
+  const silent = slowLoris(Number(new URL(base).port), '', 1000)
+  const reply = parse(await silent.answer)
+  t.equal(reply.status, 408, 'the silent connection is answered 408 and closed')
+  t.same(JSON.parse(reply.body), { code: 'request_timeout', message: 'The request was not received in time' })
+  t.ok(Date.now() - started < 5_000, 'within the request timeout and a check of the connections')
+})
