@@ -11,6 +11,7 @@ import { Catalogue, networkView, type CatalogueChanges } from './catalogue.js'
 import { FILE_SETTINGS, FILE_SETTINGS_ORDER, TERMS_OF_SERVICE, type AssetEntry } from './data.js'
 import { crossRate, history, marketCap, priceDelta, usdMid, type HistoryPoint } from './prices.js'
 import { validateAddress } from './addresses.js'
+import { compareText } from './collate.js'
 import type { Decimal } from '../money/decimal.js'
 
 /** What the service reads of the area's store. */
@@ -118,7 +119,7 @@ export class CatalogueService {
       if (x.key === undefined || y.key === undefined) {
         if (x.key !== y.key) return x.key === undefined ? 1 : -1
       } else {
-        const c = typeof x.key === 'string' ? x.key.localeCompare(y.key as string, 'en') : x.key.comparedTo(y.key as Decimal)
+        const c = typeof x.key === 'string' ? compareText(x.key, y.key as string) : x.key.comparedTo(y.key as Decimal)
         if (c !== 0) return sign * c
       }
       return x.entry.code < y.entry.code ? -1 : x.entry.code > y.entry.code ? 1 : 0
