@@ -26,7 +26,7 @@ const databaseUrl = url.replace(/\/postgres$/, '/sandbox')
 const replicas = []
 for (let i = 0; i < count; i++) {
   const replicaPort = port + 1 + i
-  const child = spawn(process.execPath, ['--max-old-space-size=192', '--max-semi-space-size=8', join(root, 'scripts/start.js')], {
+  const child = spawn(process.execPath, ['--max-old-space-size=192', '--max-semi-space-size=8', '--v8-pool-size=1', join(root, 'scripts/start.js')], {
     env: {
       ...process.env,
       DATABASE_URL: databaseUrl,

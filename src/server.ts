@@ -1,4 +1,4 @@
-#!/usr/bin/env -S node --max-old-space-size=192 --max-semi-space-size=8
+#!/usr/bin/env -S node --max-old-space-size=192 --max-semi-space-size=8 --v8-pool-size=1
 // Reads the configuration, builds the app, listens, prints a short banner and shuts down cleanly
 // on SIGINT/SIGTERM (stop accepting, finish in-flight requests, close the database).
 import './tick-shape.js'

@@ -18,7 +18,7 @@ const cmd = JSON.parse(/^CMD (\[.*\])$/m.exec(read('Dockerfile'))![1]) as string
 const shebang = read('src/server.ts').split('\n')[0]
 
 t.test('npm start, the image and the bin run node with the same flags', async t => {
-  t.same(startScript, ['node', '--max-old-space-size=192', '--max-semi-space-size=8', 'scripts/start.js'])
+  t.same(startScript, ['node', '--max-old-space-size=192', '--max-semi-space-size=8', '--v8-pool-size=1', 'scripts/start.js'])
   t.match(read('scripts/start.js'), /await import\('\.\.\/dist\/server\.js'\)/, 'npm start runs the build')
   t.same(cmd, [...startScript.slice(0, -1), 'dist/server.js'], 'the Dockerfile CMD')
   t.equal(shebang, `#!/usr/bin/env -S ${startScript.slice(0, -1).join(' ')}`, 'the bin, through its first line')
