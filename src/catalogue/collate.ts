@@ -1,6 +1,6 @@
 // The order of asset codes and names in lists: English collation, as `localeCompare(other, 'en')`
-// gives it, without loading ICU's collation data where it is not needed. That data is 3 MB of the
-// `node` binary's pages, resident for the rest of the process once any comparison touches it,
+// gives it, without loading ICU's collation data where it is not needed. That data is 2 to 3 MB of
+// the `node` binary's pages, resident for the rest of the process once any comparison touches it,
 // and the default list (`sort=code:asc`) compared codes with it on every request.
 //
 // For text of ASCII letters, digits and spaces, English collation is: compare ignoring case
