@@ -217,4 +217,3 @@ t.test('slow and silent clients are answered 408 and cut off, while other client
   }
   t.equal((await fetch(`${base}/_sandbox/health`)).status, 200, 'still healthy afterwards')
 })
-
