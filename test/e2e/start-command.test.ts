@@ -7,6 +7,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { iso31661, iso31662 } from 'iso-3166'
 import { basic, waitFor } from '../helpers.js'
 import { buildProblem } from '../../scripts/build-check.js'
 
@@ -127,7 +128,18 @@ t.test('the built bundle starts, answers health, serves the API description and 
   t.match(await openapi.json(), { openapi: '3.1.0', paths: { '/core/users/{userId}/metadata': {} } })
   const token = await tokenFor(url, 'core.users.metadata:read')
   t.equal(token.status, 200)
-  t.match(await token.json(), { token_type: 'Bearer', scope: 'core.users.metadata:read' })
+  const issued = await token.json()
+  t.match(issued, { token_type: 'Bearer', scope: 'core.users.metadata:read' })
+
+  // The bundle carries the country data as JSON text (scripts/bundle.js): every country and
+  // subdivision the package lists, names outside ASCII included, as the package has them.
+  const listed = await fetch(`${url}/core/countries`, { headers: { authorization: `Bearer ${issued.access_token as string}` } })
+  t.equal(listed.status, 200)
+  const countries = (await listed.json()).countries as Array<{ code: string, name: string, subdivisions: Array<{ code: string, name: string }> }>
+  t.same(countries.map(c => [c.code, c.name]).sort(), iso31661.map(c => [c.alpha2, c.name]).sort())
+  t.same(countries.flatMap(c => c.subdivisions.map(s => [s.code, s.name])).sort(), iso31662.map(s => [s.code, s.name]).sort())
+  t.equal(countries.find(c => c.code === 'AX')?.name, 'Åland Islands')
+  t.match(read('dist/server.js'), /\biso31662 = JSON\.parse\(/, 'the subdivisions are JSON text in the bundle')
 })
 
 // The bundle carries Fastify, Ajv and its formats, the country list, JSON Patch and the JWT
