@@ -49,7 +49,7 @@ const REDACT = [
 
 export async function buildApp (options: BuildOptions): Promise<FastifyInstance> {
   const { config } = options
-  const storage = options.storage ?? await openStorage({ databasePath: config.databasePath, databaseUrl: config.databaseUrl })
+  const storage = options.storage ?? await openStorage({ databasePath: config.databasePath, databaseUrl: config.databaseUrl, poolSize: config.databasePoolSize })
   try {
     return await buildOn(options, storage)
   } catch (error) {

@@ -16,6 +16,8 @@ export interface CoreConfig {
   /** PostgreSQL instead of the SQLite file: `postgres://user:password@host:port/database`. */
   databaseUrl: string | undefined
   databaseConnectTimeoutSeconds: number
+  /** PostgreSQL connections of this process at most. */
+  databasePoolSize: number
   /** Whom to believe about the client address (`X-Forwarded-For`): false, a hop count, or addresses/CIDRs. */
   trustProxy: boolean | number | string[]
   serviceName: string
@@ -77,6 +79,7 @@ export const CORE_VARIABLES = [
   variable({ key: 'host', name: 'HOST', flag: '--host', default: '127.0.0.1', description: 'Address to listen on. Beyond loopback, SANDBOX_ADMIN_TOKEN is required.', parse: raw => raw ?? '127.0.0.1' }),
   variable({ key: 'databasePath', name: 'DATABASE_PATH', flag: '--database', default: './data/sandbox.db', description: 'SQLite file (created with its folder on demand) or `:memory:`.', parse: raw => raw ?? './data/sandbox.db' }),
   variable({ key: 'databaseUrl', name: 'DATABASE_URL', description: 'PostgreSQL 15+ instead of the SQLite file (`postgres://user:password@host:port/database`): any number of replicas on it behave as one sandbox.', parse: databaseUrl }),
+  integerVariable({ key: 'databasePoolSize', name: 'DATABASE_POOL_SIZE', default: 10, min: 2, max: 100, description: 'Connections each replica keeps to PostgreSQL at most: one carries the group commit, the others the reads (plus one each replica keeps apart to hear the others\' events). Ignored on SQLite.' }),
   integerVariable({ key: 'databaseConnectTimeoutSeconds', name: 'DATABASE_CONNECT_TIMEOUT_SECONDS', default: 30, min: 0, max: 3600, description: 'How long the server tries to reach PostgreSQL at start (one line per attempt) before it exits with code 2.' }),
   variable({ key: 'trustProxy', name: 'TRUST_PROXY', description: 'Whether the client address comes from `X-Forwarded-For` (request log, limits): unset trusts nobody; a hop count (`1`), or comma-separated addresses and CIDRs of the proxies.', parse: trustProxy }),
   nameVariable({ key: 'serviceName', name: 'SERVICE_NAME', default: 'service', description: 'Names the headers `x-<name>-request-id`, `x-<name>-organization-id` and the end user context headers (`X-<name>-User-Ip`, `-User-Agent`, ...: `X-Service-User-Ip` by default).' }),

@@ -21,7 +21,7 @@ async function openConfiguredStorage (config: Config): Promise<Storage> {
     const deadline = Date.now() + config.databaseConnectTimeoutSeconds * 1000
     for (let attempt = 1; ; attempt++) {
       try {
-        return await openStorage({ databasePath: config.databasePath, databaseUrl: config.databaseUrl, connectTimeoutSeconds: Math.max(1, Math.min(10, config.databaseConnectTimeoutSeconds)) })
+        return await openStorage({ databasePath: config.databasePath, databaseUrl: config.databaseUrl, poolSize: config.databasePoolSize, connectTimeoutSeconds: Math.max(1, Math.min(10, config.databaseConnectTimeoutSeconds)) })
       } catch (err) {
         if (!isUnavailable(err) && !isUnavailable((err as { cause?: unknown }).cause)) throw err
         const left = deadline - Date.now()
