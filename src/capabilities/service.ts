@@ -3,7 +3,7 @@
 // check other areas' operations make (409 user_capability_failure); terms acceptance; the
 // financial-promotions cooldown, ended by the sandbox clock or the test helper.
 import type { FastifyInstance } from 'fastify'
-import { followDueWork, type DueScope } from '../kit/due-work.js'
+import { allTogether, followDueWork, type DueScope } from '../kit/due-work.js'
 import { ApiError, conflict, entityNotFound } from '../errors.js'
 import { catalogueOf, catalogueService, countryAllows } from '../catalogue/lookup.js'
 import { kycStore } from '../kyc/store.js'
@@ -192,7 +192,7 @@ export function followCooldowns (app: FastifyInstance): () => Promise<void> {
     for (;;) {
       const now = app.clock.now()
       const due = await store.due(now, 100, scope)
-      for (const userId of due) await store.endCooldown(userId, new Date(now).toISOString(), cooldownEvent(app))
+      await allTogether(due, async userId => await store.endCooldown(userId, new Date(now).toISOString(), cooldownEvent(app)))
       if (due.length < 100) return
     }
   }

@@ -3,7 +3,7 @@
 // later, on the sandbox clock (or at once through the sandbox control).
 import { randomUUID } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
-import { followDueWork, type DueScope } from '../kit/due-work.js'
+import { allTogether, followDueWork, type DueScope } from '../kit/due-work.js'
 import { ApiError, conflict, entityNotFound } from '../errors.js'
 import { catalogueOf } from '../catalogue/lookup.js'
 import { operationNotAllowed } from '../http/user-context.js'
@@ -211,7 +211,7 @@ export function followCardChecks (app: FastifyInstance): () => Promise<void> {
     for (;;) {
       const now = app.clock.now()
       const due = await store.due(now, 100, scope)
-      for (const id of due) await store.settle(id, now, externalAccountEvents(app))
+      await allTogether(due, async id => { await store.settle(id, now, externalAccountEvents(app)) })
       if (due.length < 100) return
     }
   }

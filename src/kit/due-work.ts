@@ -57,3 +57,16 @@ export function followDueWork (app: FastifyInstance, what: string, work: (scope:
     await queue
   }
 }
+
+/**
+ * Runs `write` for every item at once, so the writes go into one group commit (one COMMIT and one
+ * fsync for them all) instead of one each; they run in the items' order, each atomic on its own.
+ * Waits for all of them, then throws the first failure, if any (the others are done). Awaited one
+ * after another, 100 due settlements made 100 commits: under load they fell behind by thousands,
+ * and the backlog kept the server busy, a commit at a time, long after the load had stopped.
+ */
+export async function allTogether<T> (items: readonly T[], write: (item: T) => Promise<unknown>): Promise<void> {
+  const outcomes = await Promise.allSettled(items.map(write))
+  const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected')
+  if (failed !== undefined) throw failed.reason
+}

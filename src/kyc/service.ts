@@ -2,7 +2,7 @@
 // and subdivisions through the shared rules of users/rules.ts), then the state machine's change in one write; and the
 // scheduler that completes the service's reviews when their time comes on the sandbox clock.
 import type { FastifyInstance } from 'fastify'
-import { followDueWork, type DueScope } from '../kit/due-work.js'
+import { allTogether, followDueWork, type DueScope } from '../kit/due-work.js'
 import { conflict, entityNotFound } from '../errors.js'
 import { filesStore } from '../files/store.js'
 import type { KybStatus } from './store.js'
@@ -102,16 +102,15 @@ export class KycService {
     for (;;) {
       const now = this.#app.clock.now()
       const due = await this.store.due(now, 100, scope)
-      for (const review of due) {
-        await this.store.change(review.organizationId, review.userId, async (snapshot) => {
-          const change = new Change(snapshot, now, this.#delayMs)
-          const state = change.processes[review.process]
-          // A review whose state no longer holds it (forced since) is dropped with the row.
-          if (state.reviewDueAt === undefined) change.changed.add(review.process)
-          else if (state.reviewDueAt <= now) completeReview(change, review.process)
-          return { change, result: undefined }
-        }, (type, data) => this.#app.events.build(review.organizationId, type, data))
-      }
+      // Each review reads the user's processes inside its own write, after the writes before it.
+      await allTogether(due, async review => await this.store.change(review.organizationId, review.userId, async (snapshot) => {
+        const change = new Change(snapshot, now, this.#delayMs)
+        const state = change.processes[review.process]
+        // A review whose state no longer holds it (forced since) is dropped with the row.
+        if (state.reviewDueAt === undefined) change.changed.add(review.process)
+        else if (state.reviewDueAt <= now) completeReview(change, review.process)
+        return { change, result: undefined }
+      }, (type, data) => this.#app.events.build(review.organizationId, type, data)))
       if (due.length < 100) return
     }
   }

@@ -4,7 +4,7 @@
 // settlement of processing transactions and unsettled funds on the sandbox clock.
 import { randomUUID } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
-import { followDueWork, type DueScope } from '../kit/due-work.js'
+import { allTogether, followDueWork, type DueScope } from '../kit/due-work.js'
 import { ApiError, conflict, entityNotFound } from '../errors.js'
 import { operationNotAllowed, requireUserContext, type UserContext } from '../http/user-context.js'
 import { metadataAtCreation, type CreationErrors } from '../metadata/revision.js'
@@ -304,10 +304,10 @@ export function followSettlements (app: FastifyInstance): () => Promise<void> {
     for (;;) {
       const now = app.clock.now()
       const due = await ledger.due(now, 100, scope)
-      for (const id of due) await ledger.changeStatus(undefined, id, 'completed', null, now, null, ledgerEvents(app))
+      await allTogether(due, async id => await ledger.changeStatus(undefined, id, 'completed', null, now, null, ledgerEvents(app)))
       const funds = await ledger.settleFunds(now, 100, scope, ledgerEvents(app))
       const stale = await ledger.staleRfis(new Date(now - app.config.rfiExpirySeconds * 1000).toISOString(), 100, scope)
-      for (const rfi of stale) await ledger.closeRfi(rfi.transactionId, rfi.id, 'expired', now, ledgerEvents(app))
+      await allTogether(stale, async rfi => await ledger.closeRfi(rfi.transactionId, rfi.id, 'expired', now, ledgerEvents(app)))
       if (due.length < 100 && funds < 100 && stale.length < 100) return
     }
   }

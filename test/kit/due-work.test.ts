@@ -1,0 +1,48 @@
+// allTogether (src/kit/due-work.ts): the due work of a pass (settlements, cooldowns, card checks,
+// KYC reviews) goes into one group commit, in order, each item atomic on its own; a failed item
+// does not stop the others, and the pass hears of it.
+import t from 'tap'
+import { allTogether } from '../../src/kit/due-work.js'
+import type { Db } from '../../src/storage/db.js'
+import { openTestStorage } from '../helpers.js'
+
+async function database (t: Parameters<typeof openTestStorage>[0]): Promise<{ db: Db, commits: () => number }> {
+  const storage = await openTestStorage(t)
+  t.teardown(() => storage.close())
+  let count = 0
+  storage.db.afterCommit(() => { count++ })
+  return { db: storage.db, commits: () => count }
+}
+
+const keys = async (db: Db): Promise<string[]> =>
+  await db.prepare<[], string>("SELECT key FROM settings WHERE key LIKE 'due-%' ORDER BY value").pluck().all()
+
+t.test('forty items: one commit, written in their order', async t => {
+  const { db, commits } = await database(t)
+  const insert = db.prepare('INSERT INTO settings (key, value) VALUES (?, ?)')
+  const items = Array.from({ length: 40 }, (_, i) => i)
+  // The value records the order the writes ran in.
+  let ran = 0
+  const before = commits()
+  await allTogether(items, async i => await db.write(async () => await insert.run(`due-${i}`, String(ran++).padStart(3, '0'))))
+  t.equal(commits() - before, 1, 'one group commit for all forty')
+  t.same(await keys(db), items.map(i => `due-${i}`), 'in the items\' order')
+})
+
+t.test('a failed item: the others are written, then the first failure is thrown', async t => {
+  const { db } = await database(t)
+  const insert = db.prepare('INSERT INTO settings (key, value) VALUES (?, ?)')
+  await t.rejects(allTogether([1, 2, 3, 4], async i => await db.write(async () => {
+    await insert.run(`due-${i}`, String(i))
+    if (i === 2) throw new Error('item 2 failed')
+    if (i === 3) throw new Error('item 3 failed')
+  })), { message: 'item 2 failed' })
+  t.same(await keys(db), ['due-1', 'due-4'], 'the failed items left nothing; the others are written')
+})
+
+t.test('no items: nothing written, no commit', async t => {
+  const { db, commits } = await database(t)
+  const before = commits()
+  await allTogether([], async () => await db.write(() => 1))
+  t.equal(commits(), before)
+})
