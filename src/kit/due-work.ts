@@ -59,14 +59,19 @@ export function followDueWork (app: FastifyInstance, what: string, work: (scope:
 }
 
 /**
- * Runs `write` for every item at once, so the writes go into one group commit (one COMMIT and one
- * fsync for them all) instead of one each; they run in the items' order, each atomic on its own.
- * Waits for all of them, then throws the first failure, if any (the others are done). Awaited one
- * after another, 100 due settlements made 100 commits: under load they fell behind by thousands,
- * and the backlog kept the server busy, a commit at a time, long after the load had stopped.
+ * Runs `write` for the items 25 at a time, so each 25 go into one group commit (one COMMIT and one
+ * fsync) instead of one each; they run in the items' order, each atomic on its own. Waits for all
+ * of them, then throws the first failure, if any (the others are done). Awaited one after another,
+ * 100 due settlements made 100 commits: under load they fell behind by thousands, and the backlog
+ * kept the server busy, a commit at a time, long after the load had stopped. All 100 in one commit
+ * held the requests of that group until the last was written (the quote and transaction's p99 54 and
+ * 55 ms in two runs, against 44 and 45 with 25 a commit).
  */
-export async function allTogether<T> (items: readonly T[], write: (item: T) => Promise<unknown>): Promise<void> {
-  const outcomes = await Promise.allSettled(items.map(write))
-  const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected')
-  if (failed !== undefined) throw failed.reason
+export async function allTogether<T> (items: readonly T[], write: (item: T) => Promise<unknown>, size = 25): Promise<void> {
+  let failure: { reason: unknown } | undefined
+  for (let i = 0; i < items.length; i += size) {
+    const outcomes = await Promise.allSettled(items.slice(i, i + size).map(write))
+    failure ??= outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected')
+  }
+  if (failure !== undefined) throw failure.reason
 }
