@@ -70,12 +70,15 @@ t.test('writes of one turn share a commit; a write queued while a group runs wai
   t.equal(count(), 3, 'writes of later turns, a commit each')
 
   const order: string[] = []
+  // Queued once the slow group is running (a fixed sleep here raced the group's start on a loaded machine).
+  const running = signal()
   const slow = write(async () => {
     await insert.run('slow', '1')
+    running.done()
     await sleep(30)
     order.push('slow')
   })
-  await sleep(5)
+  await running.promise
   const queued = Promise.all(['f', 'g'].map(async key => await write(async () => { await insert.run(key, '1'); order.push(key) })))
   await Promise.all([slow, queued])
   t.strictSame(order, ['slow', 'f', 'g'], 'the group running ends before the next starts')
