@@ -7,7 +7,7 @@
 // local processes, adds X-Forwarded-For (the replicas run with TRUST_PROXY=1) and checks health;
 // docker/compose.replicas.yaml puts a real proxy (Caddy) in front instead.
 import { spawn, execFileSync } from 'node:child_process'
-import { mkdtempSync } from 'node:fs'
+import { mkdtempSync, readFileSync } from 'node:fs'
 import { request, createServer } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -23,10 +23,13 @@ const url = execFileSync(join(root, 'scripts/pg-cluster.sh'), ['start', dir, pgP
 execFileSync('psql', [url, '-qc', 'CREATE DATABASE sandbox'], { stdio: 'inherit' })
 const databaseUrl = url.replace(/\/postgres$/, '/sandbox')
 
+// The node flags of `npm start` (package.json), so each replica runs as `npm start` does.
+const nodeFlags = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).scripts.start.split(' ').slice(1, -1)
+
 const replicas = []
 for (let i = 0; i < count; i++) {
   const replicaPort = port + 1 + i
-  const child = spawn(process.execPath, ['--max-old-space-size=192', '--max-semi-space-size=8', '--v8-pool-size=1', join(root, 'scripts/start.js')], {
+  const child = spawn(process.execPath, [...nodeFlags, join(root, 'scripts/start.js')], {
     env: {
       ...process.env,
       DATABASE_URL: databaseUrl,

@@ -21,10 +21,12 @@ t.test('sixty items: three commits of 25, 25 and 10, written in their order', as
   const { db, commits } = await database(t)
   const insert = db.prepare('INSERT INTO settings (key, value) VALUES (?, ?)')
   const items = Array.from({ length: 60 }, (_, i) => i)
-  const sizes: number[] = []
-  db.afterCommit(() => { sizes.push(ran - sizes.reduce((a, b) => a + b, 0)) })
   // The value records the order the writes ran in.
   let ran = 0
+  // The items each commit wrote.
+  const sizes: number[] = []
+  let committed = 0
+  db.afterCommit(() => { sizes.push(ran - committed); committed = ran })
   const before = commits()
   await allTogether(items, async i => await db.write(async () => await insert.run(`due-${i}`, String(ran++).padStart(3, '0'))))
   t.equal(commits() - before, 3, 'three group commits')
