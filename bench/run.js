@@ -1,8 +1,9 @@
 // npm run bench [-- --duration 10 --warmup 2 --connections 50 --runs 3]
 // Starts the sandbox (compiled, file database, 1 000 users with metadata) and a bare Fastify
 // baseline on this machine, measures each scenario with autocannon after a warm-up, and prints one
-// table with requests/s, p50, p99, errors and the ratio to the baseline measured right before each
-// scenario (medians over the runs).
+// table with requests/s, p50, p99, errors, the ratio to the baseline measured right before each
+// scenario (medians over the runs), CPU per request, and each scenario's own peak RSS (the
+// high-water mark is started again before each one).
 // Backends: --backends sqlite,postgres (default: both when a throwaway PostgreSQL can be started by
 // scripts/pg-cluster.sh, else SQLite alone, with a note) and --replicas 1,3 (the PostgreSQL
 // set-ups: that many sandbox processes on one fresh database each). The PostgreSQL rows are labelled
@@ -17,7 +18,7 @@
 // --node-options=--max-semi-space-size=8 (NODE_OPTIONS added to the start script's command line; the
 // `=` is needed, as the value starts with a dash).
 import { spawn, spawnSync, fork } from 'node:child_process'
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs'
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { cpus, tmpdir, totalmem } from 'node:os'
 import { join } from 'node:path'
 import { createServer } from 'node:net'
@@ -73,6 +74,12 @@ const peakRssMb = (pid) => {
     const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find(l => l.startsWith('VmHWM:'))
     return Number(line.replace(/\D+/g, '')) / 1024
   } catch { return NaN }
+}
+
+// Starts the high-water mark again from the resident set of now (Linux's clear_refs, 5), so the
+// next reading is the peak of what ran since: each scenario's own peak.
+const resetPeakRss = (pid) => {
+  try { writeFileSync(`/proc/${pid}/clear_refs`, '5') } catch {}
 }
 
 // CPU time (user + system) of a process, in ms: per request, it compares servers far more steadily
@@ -494,6 +501,8 @@ const peaks = new Map()
 const results = new Map()
 // Scenario names in the order measured: the table gives each one's rows together, one per set-up.
 const scenarioOrder = []
+// Scenario key (get, mixed ...) -> its name.
+const scenarioNames = new Map()
 // Scenario name -> its target (BENCHMARKS.md, "Against the targets"); SQLite's rows only.
 const targets = new Map()
 // Scenario name -> requests per iteration, for those whose iteration is more than one request.
@@ -546,6 +555,8 @@ async function runSetup (run, setup) {
     const urls = sandboxes.map(x => x.url)
     const pids = sandboxes.map(x => x.pid)
     const rss = () => Math.max(...pids.map(peakRssMb))
+    // The peak since start-up, over the scenarios' own peaks (each scenario starts the mark again).
+    let peakSinceStart = 0
     const startupMs = Math.max(...sandboxes.map(x => x.startupMs))
     pushTo(startups, setup.label, startupMs)
     const baseline = await startBaseline()
@@ -565,17 +576,22 @@ async function runSetup (run, setup) {
         process.stderr.write(`${tag}: ${s.name} (baseline ${base.rps.toFixed(0)} req/s, ${base.cpu.toFixed(0)} µs CPU per request)\n`)
         const window = { name: s.name, clock: sandboxes[0].sinceStart }
         windows.push(window)
+        peakSinceStart = Math.max(peakSinceStart, rss())
+        pids.forEach(resetPeakRss)
         const r = await scenario(urls, pids, s, window, setup.backend === 'postgres' ? cluster.postmaster : undefined)
+        r.peakRss = rss()
+        peakSinceStart = Math.max(peakSinceStart, r.peakRss)
         if (r.errors > 0) process.stderr.write(`  errors: ${r.errors}, statuses ${JSON.stringify(r.statuses)}\n`)
         process.stderr.write(`  ${r.rps.toFixed(0)} req/s (x${(r.rps / base.rps).toFixed(2)}), ${r.cpu.toFixed(0)} µs CPU per request` +
-          `${r.dbCpu === undefined ? '' : ` (${r.dbCpu.toFixed(0)} µs more in PostgreSQL)`}, peak RSS so far ${rss().toFixed(0)} MB\n`)
+          `${r.dbCpu === undefined ? '' : ` (${r.dbCpu.toFixed(0)} µs more in PostgreSQL)`}, peak RSS ${r.peakRss.toFixed(0)} MB (${peakSinceStart.toFixed(0)} since start)\n`)
         if (s.perIteration !== undefined) process.stderr.write(`  ${(r.rps / s.perIteration).toFixed(0)} iterations/s\n`)
         if (!scenarioOrder.includes(s.name)) scenarioOrder.push(s.name)
+        scenarioNames.set(s.key, s.name)
         push(s.name + setup.label, { ...r, ratio: r.rps / base.rps })
         if (s.perIteration !== undefined) perIteration.set(s.name, s.perIteration)
         if (s.target !== undefined && setup.backend === 'sqlite') targets.set(s.name, s.target)
       }
-      peaks.set(setup.label, Math.max(peaks.get(setup.label) ?? 0, rss()))
+      peaks.set(setup.label, Math.max(peaks.get(setup.label) ?? 0, peakSinceStart, rss()))
     } finally {
       await stop(baseline.child)
       await Promise.all(sandboxes.map(x => stop(x.child, true)))
@@ -630,10 +646,12 @@ try {
 }
 
 const postgresRun = setups.some(x => x.backend === 'postgres')
-const rows = [['Scenario', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'x baseline', 'CPU µs/req', ...(postgresRun ? ['DB CPU µs/req'] : [])]]
-const blank = (first, value) => [first, value, '', '', '', '', '', ...(postgresRun ? [''] : [])]
+const rows = [['Scenario', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'x baseline', 'CPU µs/req', 'peak RSS MB', ...(postgresRun ? ['DB CPU µs/req'] : [])]]
+const blank = (first, value) => [first, value, '', '', '', '', '', '', ...(postgresRun ? [''] : [])]
+// The peak RSS of a scenario: the largest over the runs (the sandbox's, or its largest replica's).
+const peakOf = (rs) => rs[0].peakRss === undefined ? '' : fmt(Math.max(...rs.map(r => r.peakRss)), 0)
 const row = (name, rs) => [name, fmt(median(rs.map(r => r.rps)), 0), fmt(median(rs.map(r => r.p50))), fmt(median(rs.map(r => r.p99))), String(rs.reduce((a, r) => a + r.errors, 0)),
-  fmt(median(rs.map(r => r.ratio)), 2), fmt(median(rs.map(r => r.cpu)), 0), ...(postgresRun ? [rs[0].dbCpu === undefined ? '' : fmt(median(rs.map(r => r.dbCpu)), 0)] : [])]
+  fmt(median(rs.map(r => r.ratio)), 2), fmt(median(rs.map(r => r.cpu)), 0), peakOf(rs), ...(postgresRun ? [rs[0].dbCpu === undefined ? '' : fmt(median(rs.map(r => r.dbCpu)), 0)] : [])]
 if (results.has(BASELINE)) rows.push(row(BASELINE, results.get(BASELINE)))
 for (const name of scenarioOrder) {
   for (const { label } of setups) if (results.has(name + label)) rows.push(row(name + label, results.get(name + label)))
@@ -647,7 +665,7 @@ for (const { label, replicas } of setups) {
   if (startups.has(label)) rows.push(blank(`Start to first healthy answer${replicas === 1 ? '' : ', slowest replica'} (ms)${label}`, fmt(median(startups.get(label)), 0)))
 }
 for (const { label, replicas } of setups) {
-  if (peaks.has(label)) rows.push(blank(`Peak RSS of the ${replicas === 1 ? 'sandbox' : 'largest replica'} (MB)${label}`, fmt(peaks.get(label), 0)))
+  if (peaks.has(label)) rows.push(blank(`Peak RSS of the ${replicas === 1 ? 'sandbox' : 'largest replica'} since start, seeding included (MB)${label}`, fmt(peaks.get(label), 0)))
 }
 const widths = rows[0].map((_, i) => Math.max(...rows.map(r => r[i].length)))
 const line = (r) => '| ' + r.map((c, i) => i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i])).join(' | ') + ' |'
@@ -681,5 +699,12 @@ for (const [name, target] of targets) {
   console.log(text)
 }
 if (startups.has('')) console.log(`- Start to first healthy answer: ${fmt(median(startups.get('')), 0)} ms, target under 800 ms on a new database: ${verdict(median(startups.get('')) < 800)}`)
-if (peaks.has('')) console.log(`- Peak RSS: ${fmt(peaks.get(''), 0)} MB, target under 120 MB: ${verdict(peaks.get('') < 120)}`)
+// Issue 32's memory target: the peak within the mixed workload and within the quote and transaction.
+for (const key of ['transactions', 'mixed']) {
+  const name = scenarioNames.get(key)
+  if (name === undefined || !results.has(name)) continue
+  const peak = Math.max(...results.get(name).map(r => r.peakRss))
+  console.log(`- Peak RSS in ${name}: ${fmt(peak, 0)} MB, target under 120 MB: ${verdict(peak < 120)}`)
+}
+if (peaks.has('')) console.log(`- (Peak RSS since start, seeding and every scenario included: ${fmt(peaks.get(''), 0)} MB.)`)
 if (postgresRun) console.log('- The [pg×N] rows have no targets: they are measured beside SQLite\'s (BENCHMARKS.md).')
