@@ -50,4 +50,13 @@ CREATE TABLE file_contents (
   bytes BYTEA NOT NULL
 );
 `
+}, {
+  name: '002-files-user',
+  // A user's deletion cascades to its files: found by index (files_user starts with the organization).
+  sql: `
+CREATE INDEX files_user_id ON files(user_id);
+`,
+  postgres: `
+CREATE INDEX files_user_id ON files(user_id);
+`
 }]

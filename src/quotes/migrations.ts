@@ -37,4 +37,14 @@ CREATE TABLE quotes (
 );
 CREATE INDEX quotes_used ON quotes(user_id, limit_group, used_at) WHERE used_at IS NOT NULL;
 `
+}, {
+  name: '002-quotes-user',
+  // A user's deletion cascades to its quotes: found by index rather than by reading every quote
+  // of every organization (quotes_used holds only the used ones).
+  sql: `
+CREATE INDEX quotes_user ON quotes(user_id);
+`,
+  postgres: `
+CREATE INDEX quotes_user ON quotes(user_id);
+`
 }]

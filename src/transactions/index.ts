@@ -41,7 +41,7 @@ export default defineArea({
   }],
   sandboxEntities: [transactionsSandboxEntity],
   dashboardPanels: [accountsPanel, transactionsPanel],
-  userHoldings: async (app, _organizationId, userId) => await ledgerOf(app).userHoldings(userId),
+  userHoldings: async (app, organizationId, userId) => await ledgerOf(app).userHoldings(organizationId, userId),
   accountLedger: async (app, _organizationId, accountId) => {
     const ledger = ledgerOf(app)
     const [balance, hasPendingTransactions, unsettled] = await Promise.all([ledger.balance(accountId), ledger.accountPending(accountId), ledger.unsettled(accountId)])

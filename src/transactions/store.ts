@@ -189,7 +189,7 @@ export interface LedgerStore {
   /** The account's funds not yet settled, with when the last of them settle; undefined for none. */
   unsettled (accountId: string): Promise<UnsettledFunds | undefined>
   /** Whether the user has a non-zero balance in any account, or a pending transaction. */
-  userHoldings (userId: string): Promise<{ hasBalance: boolean, hasPendingTransactions: boolean }>
+  userHoldings (organizationId: string, userId: string): Promise<{ hasBalance: boolean, hasPendingTransactions: boolean }>
   /** Whether a transaction moving funds from or to the account is pending (processing or on hold). */
   accountPending (accountId: string): Promise<boolean>
 
@@ -306,8 +306,10 @@ export function ledgerStore (db: Db): LedgerStore {
   const markSettled = db.prepare('UPDATE ledger_unsettled SET settled_at = ? WHERE id = ? AND settled_at IS NULL')
   const ownerOf = db.prepare<[string], string | null>('SELECT user_id FROM ledger_balances WHERE account_id = ?').pluck()
   const userNonZero = db.prepare<[string], { total: string }>('SELECT total FROM ledger_balances WHERE user_id = ?')
-  const userPending = db.prepare<[string], number>(`SELECT 1 FROM transaction_parties p JOIN transactions t ON t.id = p.transaction_id
-    WHERE p.user_id = ? AND t.status IN ('processing', 'on-hold') LIMIT 1`).pluck()
+  // By organization and user: transaction_parties_user finds the user's parties (by user alone,
+  // every party of every organization would be read).
+  const userPending = db.prepare<[string, string], number>(`SELECT 1 FROM transaction_parties p JOIN transactions t ON t.id = p.transaction_id
+    WHERE p.organization_id = ? AND p.user_id = ? AND t.status IN ('processing', 'on-hold') LIMIT 1`).pluck()
   const accountPending = db.prepare<[string], number>(`SELECT 1 FROM transaction_parties p JOIN transactions t ON t.id = p.transaction_id
     WHERE p.account_id = ? AND t.status IN ('processing', 'on-hold') LIMIT 1`).pluck()
   const insertRfi = db.prepare('INSERT INTO transaction_rfis (id, organization_id, transaction_id, type, status, data, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
@@ -512,8 +514,8 @@ export function ledgerStore (db: Db): LedgerStore {
       if (rows.length === 0) return undefined
       return { amount: rows.reduce((a, r) => a.plus(r.amount), ZERO).toFixed(), settlementAt: Math.max(...rows.map(r => r.settle_at)) }
     },
-    async userHoldings (userId) {
-      const [balances, pending] = await Promise.all([userNonZero.all(userId), userPending.get(userId)])
+    async userHoldings (organizationId, userId) {
+      const [balances, pending] = await Promise.all([userNonZero.all(userId), userPending.get(organizationId, userId)])
       return {
         hasBalance: balances.some(r => !new Decimal(r.total).isZero()),
         hasPendingTransactions: pending !== undefined

@@ -127,7 +127,7 @@ t.test('ledger store', async t => {
     t.equal(committed.ok, true)
     t.same(await ledger.balance(gbp), { total: '100', available: '60' })
     t.ok(await ledger.accountPending(gbp))
-    t.same(await ledger.userHoldings(user.id), { hasBalance: true, hasPendingTransactions: true })
+    t.same(await ledger.userHoldings(DEMO_ORG, user.id), { hasBalance: true, hasPendingTransactions: true })
     t.ok(await balanced(app, tx.record.id), 'the hold sums to zero')
 
     const done = await ledger.changeStatus(DEMO_ORG, tx.record.id, 'completed', null, app.clock.now(), null, r.events)
@@ -240,7 +240,7 @@ t.test('ledger store', async t => {
 
   t.test('a user with nothing holds nothing', async t => {
     const user = await makeUser(app)
-    t.same(await ledger.userHoldings(user.id), { hasBalance: false, hasPendingTransactions: false })
+    t.same(await ledger.userHoldings(DEMO_ORG, user.id), { hasBalance: false, hasPendingTransactions: false })
     t.same(await ledger.balance(randomUUID()), { total: '0', available: '0' })
   })
 })
