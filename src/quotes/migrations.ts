@@ -39,12 +39,16 @@ CREATE INDEX quotes_used ON quotes(user_id, limit_group, used_at) WHERE used_at 
 `
 }, {
   name: '002-quotes-user',
-  // A user's deletion cascades to its quotes: found by index rather than by reading every quote
-  // of every organization (quotes_used holds only the used ones).
+  // A user's deletion cascades to its quotes: found by index rather than by reading every quote of
+  // every organization. quotes_used held only the used ones; the same index over every quote
+  // serves both the cascade and the daily limits (`used_at >= ?` leaves the unused ones out), so
+  // a quote is still written to one index.
   sql: `
-CREATE INDEX quotes_user ON quotes(user_id);
+DROP INDEX quotes_used;
+CREATE INDEX quotes_user ON quotes(user_id, limit_group, used_at);
 `,
   postgres: `
-CREATE INDEX quotes_user ON quotes(user_id);
+DROP INDEX quotes_used;
+CREATE INDEX quotes_user ON quotes(user_id, limit_group, used_at);
 `
 }]
