@@ -3,7 +3,8 @@
 // baseline on this machine, measures each scenario with autocannon after a warm-up, and prints one
 // table with requests/s, p50, p99, errors, the ratio to the baseline measured right before each
 // scenario (medians over the runs), CPU per request, and each scenario's own peak RSS (the
-// high-water mark is started again before each one).
+// high-water mark is started again before each one); then the reset of another, empty
+// organization beside what the scenarios stored.
 // Backends: --backends sqlite,postgres (default: both when a throwaway PostgreSQL can be started by
 // scripts/pg-cluster.sh, else SQLite alone, with a note) and --replicas 1,3 (the PostgreSQL
 // set-ups: that many sandbox processes on one fresh database each). The PostgreSQL rows are labelled
@@ -18,6 +19,7 @@
 // --node-options=--max-semi-space-size=8 (NODE_OPTIONS added to the start script's command line; the
 // `=` is needed, as the value starts with a dash).
 import { spawn, spawnSync, fork } from 'node:child_process'
+import { randomUUID } from 'node:crypto'
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { cpus, tmpdir, totalmem } from 'node:os'
 import { join } from 'node:path'
@@ -400,6 +402,26 @@ async function scenario (urls, pids, s, window = {}, postmaster) {
   return { rps: r.rps, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.timeouts + unexpected, cpu: cpuPerRequest, dbCpu: dbCpuPerRequest, statuses: r.statusCodeStats }
 }
 
+/**
+ * An organization's reset in a sandbox holding the scenarios' data (every refresh token, metadata
+ * revision, quote, transaction and event they stored, in the demo organization): another
+ * organization, created empty, then reset by the admin (its rows, then itself with what cascades
+ * from it), eleven times; the median in ms. In a shared sandbox each organization resets its own
+ * again and again, and the cost must not grow with what the others have stored.
+ */
+async function resetOfAnother (url) {
+  const times = []
+  for (let i = 0; i < 11; i++) {
+    const id = randomUUID()
+    const headers = { 'content-type': 'application/json' }
+    await json(`${url}/_sandbox/fixtures`, { method: 'POST', headers, body: JSON.stringify({ organizations: [{ id, name: 'Bench reset' }] }) })
+    const started = process.hrtime.bigint()
+    await json(`${url}/_sandbox/reset`, { method: 'POST', headers, body: JSON.stringify({ organizationId: id }) })
+    times.push(Number(process.hrtime.bigint() - started) / 1e6)
+  }
+  return median(times)
+}
+
 function cycle (list) {
   let i = 0
   return () => list[i++ % list.length]
@@ -497,6 +519,7 @@ const BASELINE = 'Baseline: bare Fastify GET'
 const dir = mkdtempSync(join(tmpdir(), 'sandbox-bench-'))
 // Set-up label ('' for SQLite, ' [pg×3]' ...) -> its figures over the runs.
 const startups = new Map()
+const resets = new Map()
 const peaks = new Map()
 const results = new Map()
 // Scenario names in the order measured: the table gives each one's rows together, one per set-up.
@@ -591,6 +614,9 @@ async function runSetup (run, setup) {
         if (s.perIteration !== undefined) perIteration.set(s.name, s.perIteration)
         if (s.target !== undefined && setup.backend === 'sqlite') targets.set(s.name, s.target)
       }
+      const resetMs = await resetOfAnother(urls[0])
+      pushTo(resets, setup.label, resetMs)
+      process.stderr.write(`${tag}: the reset of another, empty organization after the scenarios: ${resetMs.toFixed(1)} ms\n`)
       peaks.set(setup.label, Math.max(peaks.get(setup.label) ?? 0, peakSinceStart, rss()))
     } finally {
       await stop(baseline.child)
@@ -663,6 +689,9 @@ for (const [name, n] of perIteration) {
 }
 for (const { label, replicas } of setups) {
   if (startups.has(label)) rows.push(blank(`Start to first healthy answer${replicas === 1 ? '' : ', slowest replica'} (ms)${label}`, fmt(median(startups.get(label)), 0)))
+}
+for (const { label } of setups) {
+  if (resets.has(label)) rows.push(blank(`Reset of another, empty organization after the scenarios (ms)${label}`, fmt(median(resets.get(label)), 1)))
 }
 for (const { label, replicas } of setups) {
   if (peaks.has(label)) rows.push(blank(`Peak RSS of the ${replicas === 1 ? 'sandbox' : 'largest replica'} since start, seeding included (MB)${label}`, fmt(peaks.get(label), 0)))

@@ -76,4 +76,15 @@ CREATE TABLE deposit_methods (
 );
 CREATE INDEX deposit_methods_route ON deposit_methods(family, identifier);
 `
+}, {
+  name: '002-organization-indexes',
+  // An organization's rows found by index: its reset and its deletion (the cascade from
+  // `organizations`) read that organization's rows only, not every organization's. Here:
+  // deposit methods.
+  sql: `
+CREATE INDEX deposit_methods_organization ON deposit_methods(organization_id);
+`,
+  postgres: `
+CREATE INDEX deposit_methods_organization ON deposit_methods(organization_id);
+`
 }]

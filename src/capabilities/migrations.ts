@@ -58,4 +58,17 @@ CREATE INDEX cooldowns_running ON cooldowns(ends_at) WHERE ended_at IS NULL;
   name: '002-cooldown-scan',
   sql: 'CREATE TABLE cooldown_scan (id INTEGER PRIMARY KEY CHECK (id = 1), last_user_rowid INTEGER NOT NULL)',
   postgres: 'CREATE TABLE cooldown_scan (id BIGINT PRIMARY KEY CHECK (id = 1), last_user_rowid BIGINT NOT NULL)'
+}, {
+  name: '003-organization-indexes',
+  // An organization's rows found by index: its reset and its deletion (the cascade from
+  // `organizations`) read that organization's rows only, not every organization's. Here:
+  // terms accepted and cooldowns.
+  sql: `
+CREATE INDEX terms_acceptances_organization ON terms_acceptances(organization_id);
+CREATE INDEX cooldowns_organization ON cooldowns(organization_id);
+`,
+  postgres: `
+CREATE INDEX terms_acceptances_organization ON terms_acceptances(organization_id);
+CREATE INDEX cooldowns_organization ON cooldowns(organization_id);
+`
 }]

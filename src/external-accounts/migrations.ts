@@ -107,4 +107,15 @@ INSERT INTO external_account_cards_added (user_id, fingerprint, organization_id,
   SELECT user_id, fingerprint, organization_id, created_at FROM external_accounts WHERE type = 'card'
   ON CONFLICT DO NOTHING;
 `
+}, {
+  name: '004-organization-indexes',
+  // An organization's rows found by index: its reset and its deletion (the cascade from
+  // `organizations`) read that organization's rows only, not every organization's. Here:
+  // cards added.
+  sql: `
+CREATE INDEX external_account_cards_added_organization ON external_account_cards_added(organization_id);
+`,
+  postgres: `
+CREATE INDEX external_account_cards_added_organization ON external_account_cards_added(organization_id);
+`
 }]

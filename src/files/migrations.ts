@@ -59,4 +59,15 @@ CREATE INDEX files_user_id ON files(user_id);
   postgres: `
 CREATE INDEX files_user_id ON files(user_id);
 `
+}, {
+  name: '003-organization-indexes',
+  // An organization's rows found by index: its reset and its deletion (the cascade from
+  // `organizations`) read that organization's rows only, not every organization's. Here:
+  // a file's contents.
+  sql: `
+CREATE INDEX file_contents_organization ON file_contents(organization_id);
+`,
+  postgres: `
+CREATE INDEX file_contents_organization ON file_contents(organization_id);
+`
 }]

@@ -79,4 +79,17 @@ CREATE TABLE kyb_onboarding (
   updated_at TEXT COLLATE "C" NOT NULL
 );
 `
+}, {
+  name: '002-organization-indexes',
+  // An organization's rows found by index: its reset and its deletion (the cascade from
+  // `organizations`) read that organization's rows only, not every organization's. Here:
+  // reviews and business onboardings.
+  sql: `
+CREATE INDEX kyc_reviews_organization ON kyc_reviews(organization_id);
+CREATE INDEX kyb_onboarding_organization ON kyb_onboarding(organization_id);
+`,
+  postgres: `
+CREATE INDEX kyc_reviews_organization ON kyc_reviews(organization_id);
+CREATE INDEX kyb_onboarding_organization ON kyb_onboarding(organization_id);
+`
 }]

@@ -51,4 +51,15 @@ CREATE INDEX quotes_user ON quotes(user_id, limit_group, used_at);
 DROP INDEX quotes_used;
 CREATE INDEX quotes_user ON quotes(user_id, limit_group, used_at);
 `
+}, {
+  name: '003-organization-indexes',
+  // An organization's rows found by index: its reset and its deletion (the cascade from
+  // `organizations`) read that organization's rows only, not every organization's. Here:
+  // quotes.
+  sql: `
+CREATE INDEX quotes_organization ON quotes(organization_id);
+`,
+  postgres: `
+CREATE INDEX quotes_organization ON quotes(organization_id);
+`
 }]

@@ -92,4 +92,15 @@ ALTER TABLE sandbox_faults ADD COLUMN organization_id TEXT;
   postgres: `
 ALTER TABLE sandbox_faults ADD COLUMN organization_id TEXT COLLATE "C";
 `
+}, {
+  name: '004-organization-indexes',
+  // An organization's rows found by index: its reset and its deletion (the cascade from
+  // `organizations`) read that organization's rows only, not every organization's. Here:
+  // fault rules.
+  sql: `
+CREATE INDEX sandbox_faults_organization ON sandbox_faults(organization_id);
+`,
+  postgres: `
+CREATE INDEX sandbox_faults_organization ON sandbox_faults(organization_id);
+`
 }]

@@ -135,7 +135,8 @@ export function clientStore (db: Db): ClientStore {
     VALUES (@id, @organizationId, @name, @secretSalt, @secretHash, @scopes, @refreshTokens, @userId, @generation, @createdAt)`)
   const rotate = db.prepare('UPDATE clients SET secret_salt = ?, secret_hash = ?, generation = ? WHERE id = ?')
   const del = db.prepare('DELETE FROM clients WHERE id = ?')
-  const delRefresh = db.prepare('DELETE FROM refresh_tokens WHERE client_id = ?')
+  // By the tokens' index, led by the organization: the client's, read from its row.
+  const delRefresh = db.prepare('DELETE FROM refresh_tokens WHERE organization_id = (SELECT organization_id FROM clients WHERE id = ?) AND client_id = ?')
   const write = groupCommit(db)
   // Every replica caches client rows and verified secrets: a change makes them stale everywhere.
   const stale = sharedVersionBump(db)
@@ -163,14 +164,14 @@ export function clientStore (db: Db): ClientStore {
     async rotateSecret (id, salt, hash) {
       return await write(async () => {
         if ((await rotate.run(salt, hash, randomUUID(), id)).changes === 0) return undefined
-        await delRefresh.run(id)
+        await delRefresh.run(id, id)
         await stale()
         return toClient((await get.get(id))!)
       })
     },
     async delete (id) {
       return await write(async () => {
-        await delRefresh.run(id)
+        await delRefresh.run(id, id)
         await stale()
         return (await del.run(id)).changes > 0
       })

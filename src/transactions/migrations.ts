@@ -2,6 +2,14 @@
 // that has shipped.
 import type { Migration } from '../storage/migrate.js'
 
+const ORGANIZATION_INDEXES = `
+CREATE INDEX ledger_balances_organization ON ledger_balances(organization_id, account_id);
+CREATE INDEX ledger_postings_organization ON ledger_postings(organization_id, seq);
+CREATE INDEX ledger_unsettled_organization ON ledger_unsettled(organization_id);
+CREATE INDEX transactions_organization ON transactions(organization_id, created_ms, id);
+CREATE INDEX transaction_rfis_organization ON transaction_rfis(organization_id);
+`
+
 export const migrations: Migration[] = [{
   name: '001-ledger',
   sql: `
@@ -240,4 +248,11 @@ CREATE INDEX transaction_rfis_pending ON transaction_rfis(created_at) WHERE stat
 -- Pending RFIs by age: the clock expires those older than RFI_EXPIRY_SECONDS.
 CREATE INDEX transaction_rfis_pending ON transaction_rfis(created_at) WHERE status = 'pending';
 `
+}, {
+  name: '003-organization-indexes',
+  // An organization's rows found by index: its reset and its deletion read that organization's
+  // rows only. The control API's lists of an organization's transactions (newest first) and its
+  // ledger check (balances by account, postings in order) read them in the index's order.
+  sql: ORGANIZATION_INDEXES,
+  postgres: ORGANIZATION_INDEXES
 }]

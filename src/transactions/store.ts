@@ -328,8 +328,10 @@ export function ledgerStore (db: Db): LedgerStore {
     'SELECT account_id, asset, total, available FROM ledger_balances WHERE user_id = ? ORDER BY account_id')
   const postingsOf = db.prepare<[string], { account_id: string, asset: string, total: string, available: string }>(
     'SELECT account_id, asset, total, available FROM ledger_postings WHERE transaction_id = ? ORDER BY seq')
-  const recentRows = db.prepare<[string | null, string | null, number], TransactionRow>(
-    'SELECT * FROM transactions WHERE CAST(? AS TEXT) IS NULL OR organization_id = ? ORDER BY created_ms DESC, id DESC LIMIT ?')
+  const recentRows = db.prepare<[number], TransactionRow>('SELECT * FROM transactions ORDER BY created_ms DESC, id DESC LIMIT ?')
+  // By the organization's index, in its order: an organization's list reads its own rows only.
+  const recentOfOrganization = db.prepare<[string, number], TransactionRow>(
+    'SELECT * FROM transactions WHERE organization_id = ? ORDER BY created_ms DESC, id DESC LIMIT ?')
   const orgBalances = db.prepare<[string], { account_id: string, user_id: string | null, asset: string, total: string, available: string }>(
     'SELECT account_id, user_id, asset, total, available FROM ledger_balances WHERE organization_id = ? ORDER BY account_id')
   const orgPostings = db.prepare<[string], { transaction_id: string, account_id: string, user_id: string | null, asset: string, total: string, available: string, total_after: string, available_after: string }>(
@@ -645,7 +647,9 @@ export function ledgerStore (db: Db): LedgerStore {
     async transactionPostings (transactionId) {
       return (await postingsOf.all(transactionId)).map(p => ({ accountId: p.account_id, asset: p.asset, total: p.total, available: p.available }))
     },
-    async recent (organizationId, limit) { return (await recentRows.all(organizationId ?? null, organizationId ?? null, limit)).map(toRecord) },
+    async recent (organizationId, limit) {
+      return (organizationId === undefined ? await recentRows.all(limit) : await recentOfOrganization.all(organizationId, limit)).map(toRecord)
+    },
     async organizationLedger (organizationId) {
       // Both read in one write, so the balances and the postings are of one moment (the postings
       // sum to the balances) even while other writes commit between the two reads.

@@ -314,16 +314,20 @@ export function webhooksStore (db: Db): WebhooksStore {
   const getMessage = db.prepare<[string, string], MessageAttemptRow>(`SELECT ${MESSAGE_COLUMNS}, ${ATTEMPT_COLUMNS}
     FROM webhook_messages m LEFT JOIN webhook_attempts a ON a.message_id = m.id
     WHERE m.organization_id = ? AND m.id = ? ORDER BY a.rowid`)
-  // One statement for every filter combination: a NULL parameter switches its condition off.
-  const listMessages = db.prepare<{ organizationId: string | null, endpointId: string | null, status: string | null, limit: number }, MessageAttemptRow>(
-    `SELECT ${MESSAGE_COLUMNS}, ${ATTEMPT_COLUMNS}
+  // One statement for every filter combination: a NULL parameter switches its condition off. An
+  // organization's list has its own, which goes by the organization's index (SQLite's carries the
+  // rowid, so it is read newest first): it reads that organization's messages only.
+  const messagesWhere = (organization: string): string => `SELECT ${MESSAGE_COLUMNS}, ${ATTEMPT_COLUMNS}
      FROM (SELECT m.*, m.rowid AS seq FROM webhook_messages m
-       WHERE (CAST(@organizationId AS TEXT) IS NULL OR m.organization_id = @organizationId)
+       WHERE ${organization}
          AND (CAST(@endpointId AS TEXT) IS NULL OR m.endpoint_id = @endpointId)
          AND (CAST(@status AS TEXT) IS NULL OR m.status = @status)
        ORDER BY m.rowid DESC LIMIT @limit) m
      LEFT JOIN webhook_attempts a ON a.message_id = m.id
-     ORDER BY m.seq DESC, a.rowid`)
+     ORDER BY m.seq DESC, a.rowid`
+  type MessageQuery = { organizationId?: string, endpointId: string | null, status: string | null, limit: number }
+  const listMessages = db.prepare<MessageQuery, MessageAttemptRow>(messagesWhere('TRUE'))
+  const listOrganizationMessages = db.prepare<MessageQuery, MessageAttemptRow>(messagesWhere('m.organization_id = @organizationId'))
   const due = db.prepare<[number, number], DueRow>(dueSql(''))
   // Claims (PostgreSQL): the due messages no live lease holds, then one statement that leases the
   // chosen ones. Both run in one write: under the global write lock no other replica's claim can
@@ -440,12 +444,10 @@ export function webhooksStore (db: Db): WebhooksStore {
     },
     async getMessage (organizationId, id) { return await messageWithAttempts(organizationId, id) },
     async listMessages (filter) {
-      return withAttempts(await listMessages.all({
-        organizationId: filter.organizationId ?? null,
-        endpointId: filter.endpointId ?? null,
-        status: filter.status ?? null,
-        limit: filter.limit
-      }))
+      const query = { endpointId: filter.endpointId ?? null, status: filter.status ?? null, limit: filter.limit }
+      return withAttempts(filter.organizationId === undefined
+        ? await listMessages.all(query)
+        : await listOrganizationMessages.all({ ...query, organizationId: filter.organizationId }))
     },
     async due (now, limit) { return (await due.all(now, limit)).map(r => toDue(r, null)) },
     async claimDue (now, limit, leaseMs, skip) {
