@@ -24,6 +24,7 @@ export interface CoreConfig {
   publicUrl: string
   tokenTtlSeconds: number
   refreshTokenTtlSeconds: number
+  refreshTokenRetentionSeconds: number
   adminToken: string | undefined
   demoClient: { clientId: string, clientSecret: string, secretFromEnv: boolean, organizationId: string }
   logLevel: string
@@ -86,6 +87,7 @@ export const CORE_VARIABLES = [
   variable({ key: 'publicUrl', name: 'PUBLIC_URL', shownDefault: 'http://<host>:<port>', description: 'Base URL used in management links and the banner.', parse: publicUrl }),
   integerVariable({ key: 'tokenTtlSeconds', name: 'TOKEN_TTL_SECONDS', default: 600, min: 1, max: 31_536_000, description: 'Access token lifetime (`expires_in`).' }),
   integerVariable({ key: 'refreshTokenTtlSeconds', name: 'REFRESH_TOKEN_TTL_SECONDS', default: 2_592_000, min: 1, max: 315_360_000, description: 'Refresh token lifetime (30 days).' }),
+  integerVariable({ key: 'refreshTokenRetentionSeconds', name: 'REFRESH_TOKEN_RETENTION_SECONDS', default: 604_800, min: 0, max: 315_360_000, description: 'Refresh tokens expired longer than this (on their organization\'s sandbox clock) are deleted, checked at start and periodically; until then an expired token answers `Token expired`, after it is unknown (`invalid_grant`). 0: kept forever.' }),
   variable({
     key: 'adminToken',
     name: 'SANDBOX_ADMIN_TOKEN',

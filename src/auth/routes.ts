@@ -10,6 +10,7 @@ import { openOperation } from '../kit/operation.js'
 import { anyCovers, parseScopeString } from './scopes.js'
 import { isFamilyOf } from './tokens.js'
 import type { ClientRecord } from '../storage/index.js'
+import { followRefreshTokenRetention } from './retention.js'
 
 const invalidRequest = (description: string): OAuthError => new OAuthError(400, 'invalid_request', description)
 const invalidClient = (description: string): OAuthError =>
@@ -50,6 +51,7 @@ declare module 'fastify' {
 const NOT_A_FORM = Symbol('not a form')
 
 export default async function authRoutes (app: FastifyInstance): Promise<void> {
+  followRefreshTokenRetention(app)
   // This plugin's own parsers: a form, and anything else read (within the limit) only to be
   // refused as OAuth `invalid_request`, never parsed as JSON or text.
   app.removeAllContentTypeParsers()
@@ -96,7 +98,8 @@ export default async function authRoutes (app: FastifyInstance): Promise<void> {
         'A repeated parameter, a body of another content type, or a body larger than the server accepts is `invalid_request`. ' +
         'Refresh tokens are opaque, issued only to clients configured for them, and single use: every refresh returns a new one with the same scopes, ' +
         'and a used one coming back is `invalid_grant` and revokes the refresh tokens issued from it. ' +
-        'With client authentication, a refresh token must belong to that client. Rotating a client secret or deleting the client revokes its tokens.',
+        'With client authentication, a refresh token must belong to that client. Rotating a client secret or deleting the client revokes its tokens. ' +
+        'A refresh token expired longer than `REFRESH_TOKEN_RETENTION_SECONDS` ago (7 days by default, on its organization\'s sandbox clock) is deleted, and then answers as an unknown one.',
     headers: Type.Object({ authorization: Type.Optional(Type.String({ description: 'Basic <base64(urlencode(client_id):urlencode(client_secret))>' })) }),
     body: TokenRequest,
     consumes: [FORM],

@@ -185,6 +185,13 @@ export function refreshTokenStore (db: Db): RefreshTokenStore {
   const get = db.prepare<[string], RefreshRow>('SELECT * FROM refresh_tokens WHERE hash = ?')
   const markUsed = db.prepare('UPDATE refresh_tokens SET used_at = ? WHERE hash = ? AND used_at IS NULL')
   const revokeFamily = db.prepare('UPDATE refresh_tokens SET used_at = ? WHERE family = ? AND used_at IS NULL')
+  // The retention's walk through every token, in key order by the primary key's index.
+  const keysAfter = db.prepare<[string, number], { hash: string, organization_id: string, expires_at: number }>(
+    'SELECT hash, organization_id, expires_at FROM refresh_tokens WHERE hash > ? ORDER BY hash LIMIT ?')
+  const deleteKeys = db.prepare<[string | string[]]>({
+    sqlite: 'DELETE FROM refresh_tokens WHERE hash IN (SELECT value FROM json_each(?))',
+    postgres: 'DELETE FROM refresh_tokens WHERE hash = ANY(?::text[])'
+  })
   const save = async (t: RefreshTokenRecord): Promise<void> => {
     await insert.run(t.hash, t.clientId, t.organizationId, t.userId, JSON.stringify(t.scopes), t.expiresAt, t.createdAt, t.usedAt, t.family)
   }
@@ -204,7 +211,14 @@ export function refreshTokenStore (db: Db): RefreshTokenStore {
         return { ok: true }
       })
     },
-    async revokeFamily (family, at) { await write(async () => { await revokeFamily.run(at, family) }) }
+    async revokeFamily (family, at) { await write(async () => { await revokeFamily.run(at, family) }) },
+    async keysAfter (after, limit) {
+      return (await keysAfter.all(after, limit)).map(r => ({ hash: r.hash, organizationId: r.organization_id, expiresAt: r.expires_at }))
+    },
+    async delete (hashes) {
+      if (hashes.length === 0) return 0
+      return await write(async () => (await deleteKeys.run(db.dialect === 'postgres' ? hashes : JSON.stringify(hashes))).changes)
+    }
   }
 }
 
