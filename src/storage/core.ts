@@ -228,10 +228,13 @@ export function eventStore (db: Db): EventStore {
   // first (writes are serialised: SQLite's one write lock, PostgreSQL's global advisory lock) is
   // the one that dispatches it.
   const mark = db.prepare('UPDATE events SET dispatched = 1 WHERE seq = ? AND dispatched = 0')
+  const prune = db.prepare<[string, number]>(
+    'DELETE FROM events WHERE seq IN (SELECT seq FROM events WHERE dispatched = 1 AND created_at < ? ORDER BY created_at LIMIT ?)')
   const write = groupCommit(db)
   return {
     async pending (limit) { return (await pending.all(limit)).map(toEvent) },
-    async markDispatched (seq) { return await write(async () => (await mark.run(seq)).changes > 0) }
+    async markDispatched (seq) { return await write(async () => (await mark.run(seq)).changes > 0) },
+    async pruneDispatched (before, limit) { return await write(async () => (await prune.run(before, limit)).changes) }
   }
 }
 

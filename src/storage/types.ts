@@ -155,6 +155,8 @@ export interface EventStore {
    * inside the write that dispatches it, it decides who does.
    */
   markDispatched (seq: number): Promise<boolean>
+  /** Deletes up to `limit` events dispatched and recorded before `before` (ISO 8601); how many. */
+  pruneDispatched (before: string, limit: number): Promise<number>
 }
 
 /** One stored revision of an entity's metadata. */

@@ -15,6 +15,6 @@ export const config = [
   }),
   integerVariable({ key: 'webhookTimeoutMs', name: 'WEBHOOK_TIMEOUT_MS', default: 5000, min: 10, max: 120_000, description: 'How long a webhook receiver may take before the attempt counts as failed.' }),
   integerVariable({ key: 'webhookSecretGraceSeconds', name: 'WEBHOOK_SECRET_GRACE_SECONDS', default: 86_400, min: 0, max: 31_536_000, description: 'After a signing-secret rotation, how long the replaced secret keeps signing deliveries beside the new one (sandbox clock; 0: it stops at once).' }),
-  integerVariable({ key: 'webhookRetentionSeconds', name: 'WEBHOOK_RETENTION_SECONDS', default: 604_800, min: 0, max: 315_360_000, description: 'Delivered and finally failed webhook messages, with their attempts, and management links expired longer than this are deleted (sandbox clock; checked at start and periodically; 0: kept forever).' }),
+  integerVariable({ key: 'webhookRetentionSeconds', name: 'WEBHOOK_RETENTION_SECONDS', default: 604_800, min: 0, max: 315_360_000, description: 'Delivered and finally failed webhook messages, with their attempts, management links expired and events dispatched longer than this are deleted (sandbox clock; checked at start and periodically; 0: kept forever).' }),
   integerVariable({ key: 'managementLinkTtlSeconds', name: 'MANAGEMENT_LINK_TTL_SECONDS', default: 3600, min: 1, max: 31_536_000, description: 'Lifetime of a webhook management link.' })
 ] as const

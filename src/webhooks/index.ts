@@ -29,6 +29,7 @@ async function webhooksRoutes (app: FastifyInstance): Promise<void> {
   })
   const retention = new Retention({
     store,
+    events: app.storage.events,
     clock: app.clock,
     log: app.log.child({ area: 'webhooks' }),
     retentionSeconds: app.config.webhookRetentionSeconds

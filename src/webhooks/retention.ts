@@ -1,14 +1,19 @@
 // Webhooks' retention (src/kit/retention.ts runs it): messages settled (delivered, or failed with no
 // retry left) longer than WEBHOOK_RETENTION_SECONDS ago go with their attempts, and so do
-// management links expired longer ago than that; pending messages, retries included, are kept
-// whatever their age. By the global sandbox clock, as the webhook schedule is.
+// management links expired longer ago than that, and the events (the outbox) dispatched and
+// recorded longer ago than that; pending messages, retries included, and events not yet dispatched
+// are kept whatever their age. By the global sandbox clock, as the webhook schedule is: an event
+// recorded on an organization's own clock ahead of it stays longer, one behind it goes sooner
+// (dispatched, nothing reads it but this).
 import type { FastifyBaseLogger } from 'fastify'
 import type { Clock } from '../clock.js'
 import { BATCH, drain, Retention as PeriodicRetention } from '../kit/retention.js'
+import type { EventStore } from '../storage/types.js'
 import type { WebhooksStore } from './store.js'
 
 export interface RetentionOptions {
   store: WebhooksStore
+  events: EventStore
   clock: Clock
   log: FastifyBaseLogger
   /** Age in seconds beyond which settled messages and expired links go; 0 keeps everything. */
@@ -16,22 +21,24 @@ export interface RetentionOptions {
 }
 
 // A type, not an interface: the runner's counts are an index-signature record.
-export type Pruned = { messages: number, managementLinks: number }
+export type Pruned = { messages: number, managementLinks: number, events: number }
 
 export class Retention extends PeriodicRetention<Pruned> {
   readonly #o: RetentionOptions
 
   constructor (options: RetentionOptions) {
-    super(options.retentionSeconds, options.log, 'old webhook messages and management links')
+    super(options.retentionSeconds, options.log, 'old webhook messages, management links and dispatched events')
     this.#o = options
   }
 
   async prune (): Promise<Pruned> {
-    const { store, clock, retentionSeconds } = this.#o
-    if (retentionSeconds === 0) return { messages: 0, managementLinks: 0 }
+    const { store, events: outbox, clock, retentionSeconds } = this.#o
+    if (retentionSeconds === 0) return { messages: 0, managementLinks: 0, events: 0 }
     const before = clock.globalNow() - retentionSeconds * 1000
     const messages = await drain(() => store.pruneSettledMessages(before, BATCH))
     const managementLinks = await drain(() => store.pruneExpiredManagementLinks(before, BATCH))
-    return { messages, managementLinks }
+    const recordedBefore = new Date(before).toISOString()
+    const events = await drain(() => outbox.pruneDispatched(recordedBefore, BATCH))
+    return { messages, managementLinks, events }
   }
 }

@@ -1,8 +1,10 @@
-// Retention: settled messages (with their attempts) and management links expired longer than
-// WEBHOOK_RETENTION_SECONDS ago are pruned; pending messages, retries included, and recent rows stay.
+// Retention: settled messages (with their attempts), management links expired and events dispatched
+// longer than WEBHOOK_RETENTION_SECONDS ago are pruned; pending messages, retries included, and
+// recent rows stay.
 import t from 'tap'
+import { randomUUID } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
-import { backend, build, fileDatabasePath } from '../helpers.js'
+import { backend, build, DEMO_ORG, fileDatabasePath } from '../helpers.js'
 import { testDatabase } from '../pg.js'
 import { Clock } from '../../src/clock.js'
 import { openPostgres, openSqlite, type Db } from '../../src/storage/db.js'
@@ -33,7 +35,7 @@ async function testEvent (app: FastifyInstance, endpointId: string): Promise<str
 }
 
 const retention = (app: FastifyInstance): Retention =>
-  new Retention({ store: app.storage.store(webhooksStore), clock: app.clock, log: app.log, retentionSeconds: app.config.webhookRetentionSeconds })
+  new Retention({ store: app.storage.store(webhooksStore), events: app.storage.events, clock: app.clock, log: app.log, retentionSeconds: app.config.webhookRetentionSeconds })
 
 t.test('pruning removes old settled messages with their attempts and old expired links; keeps recent and pending ones', async t => {
   const app = await build(t, { webhookRetentionSeconds: HOUR, webhookRetrySchedule: [100 * HOUR], managementLinkTtlSeconds: HOUR })
@@ -57,7 +59,7 @@ t.test('pruning removes old settled messages with their attempts and old expired
 
   // At t0 + 2 h 5 min, with one hour of retention: what settled or expired before t0 + 65 min goes.
   app.clock.advance(55 * 60)
-  t.same(await retention(app).prune(), { messages: 1, managementLinks: 1 })
+  t.same(await retention(app).prune(), { messages: 1, managementLinks: 1, events: 0 })
 
   const left = await messages(app)
   t.same(left.map(m => m.id).sort(), [retrying, recentDelivered, recentRetrying].sort(), 'old delivered message gone')
@@ -70,7 +72,7 @@ t.test('pruning removes old settled messages with their attempts and old expired
   t.equal((await app.inject({ method: 'GET', url: recentlyExpiredLink.path })).statusCode, 410, 'a recently expired link still answers expired')
   t.equal((await app.inject({ method: 'GET', url: liveLink.path })).statusCode, 200)
 
-  t.same(await retention(app).prune(), { messages: 0, managementLinks: 0 }, 'nothing more to prune')
+  t.same(await retention(app).prune(), { messages: 0, managementLinks: 0, events: 0 }, 'nothing more to prune')
 })
 
 t.test('a finally failed message is pruned; a replayed one counts from its new settlement', async t => {
@@ -83,8 +85,38 @@ t.test('a finally failed message is pruned; a replayed one counts from its new s
   app.clock.advance(2 * HOUR)
   await app.inject({ method: 'POST', url: `/_sandbox/webhooks/messages/${replayed}/replay` })
   await until(async () => (await messages(app)).find(m => m.id === replayed && m.attempts.length === 2), 'the replay')
-  t.same(await retention(app).prune(), { messages: 1, managementLinks: 0 })
+  t.same(await retention(app).prune(), { messages: 1, managementLinks: 0, events: 0 })
   t.same((await messages(app)).map(m => m.id), [replayed])
+})
+
+/** Records one event (a user created, with its `core.user.created`) and waits until it is dispatched; its id. */
+async function dispatchedEvent (app: FastifyInstance): Promise<string> {
+  const id = randomUUID()
+  const now = app.clock.iso()
+  const email = `${id}@example.com`
+  await app.storage.users.create({ id, organizationId: DEMO_ORG, email, createdAt: now, record: { id, type: 'individual', email, createdAt: now, updatedAt: now } },
+    [{ id: randomUUID(), organizationId: DEMO_ORG, type: 'core.user.created', payload: { userId: id }, createdAt: now }])
+  app.events.recorded()
+  await until(async () => (await eventRows(app)).find(e => e.payload.includes(id) && e.dispatched === 1), 'its dispatch')
+  return id
+}
+
+const eventRows = async (app: FastifyInstance): Promise<Array<{ payload: string, dispatched: number }>> =>
+  await app.storage.db.prepare<[], { payload: string, dispatched: number }>('SELECT payload, dispatched FROM events ORDER BY seq').all()
+
+t.test('events dispatched and recorded longer ago than the retention go; recent ones stay', async t => {
+  const app = await build(t, { webhookRetentionSeconds: HOUR })
+  const old = await dispatchedEvent(app)
+  app.clock.advance(HOUR / 2)
+  const recent = await dispatchedEvent(app)
+  // At t0 + 70 min, with one hour of retention: what was recorded before t0 + 10 min goes.
+  app.clock.advance(40 * 60)
+  t.same(await retention(app).prune(), { messages: 0, managementLinks: 0, events: 1 })
+  const left = await eventRows(app)
+  t.equal(left.length, 1)
+  t.ok(left[0].payload.includes(recent), 'the recent event stays')
+  t.notOk(left[0].payload.includes(old))
+  t.same(await retention(app).prune(), { messages: 0, managementLinks: 0, events: 0 }, 'nothing more to prune')
 })
 
 t.test('with retention 0 nothing is pruned', async t => {
@@ -92,7 +124,7 @@ t.test('with retention 0 nothing is pruned', async t => {
   const receiver = await startReceiver(t)
   await testEvent(app, await endpoint(app, receiver.url))
   app.clock.advance(1000 * HOUR)
-  t.same(await retention(app).prune(), { messages: 0, managementLinks: 0 })
+  t.same(await retention(app).prune(), { messages: 0, managementLinks: 0, events: 0 })
   t.equal((await messages(app)).length, 1)
 })
 
@@ -110,7 +142,7 @@ t.test('the sandbox prunes at start, and periodically', async t => {
   await until(async () => (await messages(second)).length === 0 ? true : undefined, 'the start-up prune')
   t.pass('pruned at start')
   t.equal(retention(second).intervalMs, 900_000, 'every quarter of the retention when under an hour')
-  t.equal(new Retention({ store: second.storage.store(webhooksStore), clock, log: second.log, retentionSeconds: 7 * 24 * HOUR }).intervalMs, 3_600_000, 'else hourly')
+  t.equal(new Retention({ store: second.storage.store(webhooksStore), events: second.storage.events, clock, log: second.log, retentionSeconds: 7 * 24 * HOUR }).intervalMs, 3_600_000, 'else hourly')
 })
 
 /** A database with nothing in it, on the suite's backend, closed when the test ends. */
