@@ -5,6 +5,12 @@
 // `rowid` where the code reads SQLite's implicit one.
 import type { Migration } from './migrate.js'
 
+const DISPATCHED_EVENTS = `
+DROP INDEX events_pending;
+CREATE INDEX events_pending ON events(seq) WHERE dispatched = 0;
+CREATE INDEX events_dispatched ON events(created_at) WHERE dispatched = 1;
+`
+
 const ORGANIZATION_INDEXES = `
 DROP INDEX refresh_tokens_client;
 CREATE INDEX refresh_tokens_client ON refresh_tokens(organization_id, client_id);
@@ -252,9 +258,10 @@ CREATE INDEX refresh_tokens_user ON refresh_tokens(user_id) WHERE user_id IS NOT
   postgres: ORGANIZATION_INDEXES
 }, {
   name: '006-dispatched-events',
-  // The webhooks' retention deletes events dispatched and recorded longer ago than
-  // WEBHOOK_RETENTION_SECONDS: found by age, among the dispatched ones only (an event enters the
-  // index when it is dispatched, not when it is recorded).
-  sql: 'CREATE INDEX events_dispatched ON events(created_at) WHERE dispatched = 1',
-  postgres: 'CREATE INDEX events_dispatched ON events(created_at) WHERE dispatched = 1'
+  // The outbox in two indexes, each holding its part only: the events waiting for dispatch by
+  // sequence (the dispatcher's read), and the dispatched ones by age (the webhooks' retention
+  // deletes those recorded longer ago than WEBHOOK_RETENTION_SECONDS). Dispatching an event moves
+  // it from one to the other, as it moved within the one index of both before.
+  sql: DISPATCHED_EVENTS,
+  postgres: DISPATCHED_EVENTS
 }]
