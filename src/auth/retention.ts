@@ -8,7 +8,7 @@
 // keeps its tokens as long as they live there.
 import type { FastifyInstance } from 'fastify'
 import type { Clock } from '../clock.js'
-import { BATCH, drain, Retention } from '../kit/retention.js'
+import { pruneWalking, Retention } from '../kit/retention.js'
 import type { RefreshTokenStore } from '../storage/types.js'
 
 export type Pruned = { refreshTokens: number }
@@ -26,15 +26,10 @@ export class RefreshTokenRetention extends Retention<Pruned> {
   async prune (): Promise<Pruned> {
     if (this.retentionSeconds === 0) return { refreshTokens: 0 }
     const retentionMs = this.retentionSeconds * 1000
-    let after = ''
-    let refreshTokens = 0
-    await drain(async () => {
-      const batch = await this.#store.keysAfter(after, BATCH)
-      if (batch.length > 0) after = batch[batch.length - 1].hash
-      const expired = batch.filter(t => t.expiresAt + retentionMs < this.#clock.nowFor(t.organizationId))
-      refreshTokens += await this.#store.delete(expired.map(t => t.hash))
-      return batch.length
-    })
+    const refreshTokens = await pruneWalking(
+      async (after, limit) => await this.#store.keysAfter(after, limit),
+      t => t.expiresAt + retentionMs < this.#clock.nowFor(t.organizationId),
+      async keys => await this.#store.delete(keys))
     return { refreshTokens }
   }
 }

@@ -22,6 +22,27 @@ export async function drain (batch: () => Promise<number>): Promise<number> {
   }
 }
 
+/**
+ * Walks every row of a table in key order, BATCH at a time with a turn of the event loop between,
+ * and deletes those `expired` picks (each asked on its organization's own clock, which SQL does
+ * not know): for a retention whose age needs no index of its own. How many went.
+ */
+export async function pruneWalking<Row extends { key: string }> (
+  page: (after: string, limit: number) => Promise<Row[]>,
+  expired: (row: Row) => boolean,
+  remove: (keys: string[]) => Promise<number>
+): Promise<number> {
+  let after = ''
+  let removed = 0
+  await drain(async () => {
+    const batch = await page(after, BATCH)
+    if (batch.length > 0) after = batch[batch.length - 1].key
+    removed += await remove(batch.filter(expired).map(row => row.key))
+    return batch.length
+  })
+  return removed
+}
+
 export abstract class Retention<Pruned extends Record<string, number>> {
   readonly #retentionSeconds: number
   readonly #log: FastifyBaseLogger

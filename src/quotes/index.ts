@@ -6,12 +6,15 @@ import { operation } from '../kit/operation.js'
 import { UserContextHeaders } from '../../schemas/headers.js'
 import { CreateQuoteRequest, Quote, QuoteAnswer } from '../../schemas/quotes.js'
 import { migrations } from './migrations.js'
-import { DEFAULT_TTL_MS, MIN_TTL_MS, createQuote } from './service.js'
+import { DEFAULT_TTL_MS, MIN_TTL_MS, createQuote, quotesOf } from './service.js'
+import { config } from './config.js'
+import { followQuoteRetention } from './retention.js'
 
 const TAG = 'Transactions'
 const USERS = ['user:business', 'user:individual'] as const
 
 async function quotesRoutes (app: FastifyInstance): Promise<void> {
+  followQuoteRetention(app, quotesOf(app))
   app.addSchema(Quote)
   const headers = UserContextHeaders(app.config.serviceName)
 
@@ -49,5 +52,6 @@ export default defineArea({
   name: 'quotes',
   tags: [{ name: TAG, description: 'Quotes, and the transactions that commit them.' }],
   migrations,
+  config,
   plugin: quotesRoutes
 })

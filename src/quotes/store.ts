@@ -41,6 +41,10 @@ export interface QuotesStore {
   usedSince (userId: string, limitGroup: string, since: number): Promise<string[]>
   /** The same, inside the ledger's write that commits a quote (its daily limit). */
   usedSinceInWrite (userId: string, limitGroup: string, since: number): Promise<string[]>
+  /** Up to `limit` quotes never used, after the id `after`, in id order: the retention's walk. */
+  unusedAfter (after: string, limit: number): Promise<Array<{ key: string, organizationId: string, expiresAt: number }>>
+  /** Deletes these quotes, if still unused; how many went. */
+  deleteUnused (ids: string[]): Promise<number>
 }
 
 interface Row {
@@ -73,6 +77,13 @@ export function quotesStore (db: Db): QuotesStore {
   const get = db.prepare<[string, string], Row>('SELECT * FROM quotes WHERE organization_id = ? AND id = ?')
   const markUsed = db.prepare('UPDATE quotes SET used_at = ? WHERE organization_id = ? AND id = ? AND used_at IS NULL AND expires_at > ?')
   const usedSince = db.prepare<[string, string, number], string>('SELECT usd_value FROM quotes WHERE user_id = ? AND limit_group = ? AND used_at >= ?').pluck()
+  // The retention's walk, by the primary key's index: the unused quotes are filtered out of it.
+  const unusedAfter = db.prepare<[string, number], { id: string, organization_id: string, expires_at: number }>(
+    'SELECT id, organization_id, expires_at FROM quotes WHERE id > ? AND used_at IS NULL ORDER BY id LIMIT ?')
+  const deleteUnused = db.prepare<[string | string[]]>({
+    sqlite: 'DELETE FROM quotes WHERE id IN (SELECT value FROM json_each(?)) AND used_at IS NULL',
+    postgres: 'DELETE FROM quotes WHERE id = ANY(?::text[]) AND used_at IS NULL'
+  })
   const write = groupCommit(db)
 
   const consumeInWrite = async (organizationId: string, id: string, now: number): Promise<ConsumeResult> => {
@@ -102,6 +113,13 @@ export function quotesStore (db: Db): QuotesStore {
     },
     async usedSinceInWrite (userId, limitGroup, since) {
       return await usedSince.all(userId, limitGroup, since)
+    },
+    async unusedAfter (after, limit) {
+      return (await unusedAfter.all(after, limit)).map(r => ({ key: r.id, organizationId: r.organization_id, expiresAt: r.expires_at }))
+    },
+    async deleteUnused (ids) {
+      if (ids.length === 0) return 0
+      return await write(async () => (await deleteUnused.run(db.dialect === 'postgres' ? ids : JSON.stringify(ids))).changes)
     }
   }
 }

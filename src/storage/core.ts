@@ -213,7 +213,7 @@ export function refreshTokenStore (db: Db): RefreshTokenStore {
     },
     async revokeFamily (family, at) { await write(async () => { await revokeFamily.run(at, family) }) },
     async keysAfter (after, limit) {
-      return (await keysAfter.all(after, limit)).map(r => ({ hash: r.hash, organizationId: r.organization_id, expiresAt: r.expires_at }))
+      return (await keysAfter.all(after, limit)).map(r => ({ key: r.hash, organizationId: r.organization_id, expiresAt: r.expires_at }))
     },
     async delete (hashes) {
       if (hashes.length === 0) return 0

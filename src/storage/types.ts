@@ -108,7 +108,7 @@ export interface RefreshTokenStore {
   /** Revokes every token descended from the same first grant (after a reuse is detected). */
   revokeFamily (family: string, at: number): Promise<void>
   /** Up to `limit` stored tokens after the key `after`, in key order: the retention's walk. */
-  keysAfter (after: string, limit: number): Promise<Array<{ hash: string, organizationId: string, expiresAt: number }>>
+  keysAfter (after: string, limit: number): Promise<Array<{ key: string, organizationId: string, expiresAt: number }>>
   /** Deletes the tokens stored under these keys; how many there were. */
   delete (hashes: string[]): Promise<number>
 }
