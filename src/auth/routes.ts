@@ -10,7 +10,8 @@ import { openOperation } from '../kit/operation.js'
 import { anyCovers, parseScopeString } from './scopes.js'
 import { isFamilyOf } from './tokens.js'
 import type { ClientRecord } from '../storage/index.js'
-import { followRefreshTokenRetention } from './retention.js'
+import { refreshTokenRetention } from './retention.js'
+import { followRetention } from '../kit/retention.js'
 
 const invalidRequest = (description: string): OAuthError => new OAuthError(400, 'invalid_request', description)
 const invalidClient = (description: string): OAuthError =>
@@ -51,7 +52,7 @@ declare module 'fastify' {
 const NOT_A_FORM = Symbol('not a form')
 
 export default async function authRoutes (app: FastifyInstance): Promise<void> {
-  followRefreshTokenRetention(app)
+  followRetention(app, refreshTokenRetention(app))
   // This plugin's own parsers: a form, and anything else read (within the limit) only to be
   // refused as OAuth `invalid_request`, never parsed as JSON or text.
   app.removeAllContentTypeParsers()

@@ -4,7 +4,8 @@
 // run it: every batch is a write, and writes are serialised by the global write lock, so each row
 // is deleted once, by whichever replica's batch comes first; the others' find what is left.
 import { setImmediate as nextTurn } from 'node:timers/promises'
-import type { FastifyBaseLogger } from 'fastify'
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
+import type { Clock } from '../clock.js'
 
 // Rows handled per statement: each batch is one short transaction, and the event loop turns
 // between batches, so a large backlog never holds up requests for long.
@@ -20,27 +21,6 @@ export async function drain (batch: () => Promise<number>): Promise<number> {
     if (n < BATCH) return total
     await nextTurn()
   }
-}
-
-/**
- * Walks every row of a table in key order, BATCH at a time with a turn of the event loop between,
- * and deletes those `expired` picks (each asked on its organization's own clock, which SQL does
- * not know): for a retention whose age needs no index of its own. How many went.
- */
-export async function pruneWalking<Row extends { key: string }> (
-  page: (after: string, limit: number) => Promise<Row[]>,
-  expired: (row: Row) => boolean,
-  remove: (keys: string[]) => Promise<number>
-): Promise<number> {
-  let after = ''
-  let removed = 0
-  await drain(async () => {
-    const batch = await page(after, BATCH)
-    if (batch.length > 0) after = batch[batch.length - 1].key
-    removed += await remove(batch.filter(expired).map(row => row.key))
-    return batch.length
-  })
-  return removed
 }
 
 export abstract class Retention<Pruned extends Record<string, number>> {
@@ -89,4 +69,62 @@ export abstract class Retention<Pruned extends Record<string, number>> {
       }, (err: unknown) => { this.#log.error({ err }, `${this.#what}: retention failed`) })
       .finally(() => { this.#running = null })
   }
+}
+
+/** What a row that expires on its organization's clock tells the retention that walks it. */
+export interface Expiring {
+  key: string
+  organizationId: string
+  expiresAt: number
+}
+
+export interface ExpiryRetentionOptions {
+  /** The count's name, in what `prune` answers and in the log line. */
+  name: string
+  /** The rows, in the log line: `pruned ${what}`. */
+  what: string
+  retentionSeconds: number
+  log: FastifyBaseLogger
+  clock: Clock
+  /** Up to `limit` rows after the key `after`, in key order. */
+  page: (after: string, limit: number) => Promise<Expiring[]>
+  /** Deletes the rows of these keys; how many went. */
+  remove: (keys: string[]) => Promise<number>
+}
+
+/**
+ * The retention of rows that expire on their organization's own clock (refresh tokens, quotes): it
+ * walks every row in key order, BATCH at a time with a turn of the event loop between, and deletes
+ * those expired longer than the retention ago, each asked on its organization's clock, which SQL
+ * does not know. So the age needs no index of its own, on a table written on a request's path.
+ */
+export class ExpiryRetention extends Retention<Record<string, number>> {
+  readonly #o: ExpiryRetentionOptions
+
+  constructor (options: ExpiryRetentionOptions) {
+    super(options.retentionSeconds, options.log, options.what)
+    this.#o = options
+  }
+
+  async prune (): Promise<Record<string, number>> {
+    const { name, clock, page, remove } = this.#o
+    const retentionMs = this.retentionSeconds * 1000
+    let removed = 0
+    if (retentionMs > 0) {
+      let after = ''
+      await drain(async () => {
+        const batch = await page(after, BATCH)
+        if (batch.length > 0) after = batch[batch.length - 1].key
+        removed += await remove(batch.filter(row => row.expiresAt + retentionMs < clock.nowFor(row.organizationId)).map(row => row.key))
+        return batch.length
+      })
+    }
+    return { [name]: removed }
+  }
+}
+
+/** Runs a retention from the app's start (at start, then periodically) until it closes. */
+export function followRetention (app: FastifyInstance, retention: Retention<Record<string, number>>): void {
+  app.addHook('onReady', async () => { retention.start() })
+  app.addHook('onClose', async () => { await retention.stop() })
 }

@@ -6,15 +6,16 @@ import { operation } from '../kit/operation.js'
 import { UserContextHeaders } from '../../schemas/headers.js'
 import { CreateQuoteRequest, Quote, QuoteAnswer } from '../../schemas/quotes.js'
 import { migrations } from './migrations.js'
-import { DEFAULT_TTL_MS, MIN_TTL_MS, createQuote, quotesOf } from './service.js'
+import { DEFAULT_TTL_MS, MIN_TTL_MS, createQuote } from './service.js'
 import { config } from './config.js'
-import { followQuoteRetention } from './retention.js'
+import { quoteRetention } from './retention.js'
+import { followRetention } from '../kit/retention.js'
 
 const TAG = 'Transactions'
 const USERS = ['user:business', 'user:individual'] as const
 
 async function quotesRoutes (app: FastifyInstance): Promise<void> {
-  followQuoteRetention(app, quotesOf(app))
+  followRetention(app, quoteRetention(app))
   app.addSchema(Quote)
   const headers = UserContextHeaders(app.config.serviceName)
 

@@ -5,7 +5,7 @@ import t from 'tap'
 import type { FastifyInstance } from 'fastify'
 import { basic, build, DEMO_ID, DEMO_SECRET, fileDatabasePath, tokenRequest } from '../helpers.js'
 import { hashRefreshToken } from '../../src/auth/tokens.js'
-import { RefreshTokenRetention } from '../../src/auth/retention.js'
+import { refreshTokenRetention } from '../../src/auth/retention.js'
 import { Clock } from '../../src/clock.js'
 
 const HOUR = 3600
@@ -30,12 +30,12 @@ t.test('a token expired longer than the retention goes and is then unknown; a mo
   // Now t0 + 2 h 10 min: the older expired at t0 + 1 h (2 h 10 min > 1 h + 1 h of retention), the
   // newer at t0 + 1 h 30 min (kept until t0 + 2 h 30 min).
   app.clock.advance(HOUR + 40 * 60)
-  t.same(await new RefreshTokenRetention(app).prune(), { refreshTokens: 1 })
+  t.same(await refreshTokenRetention(app).prune(), { refreshTokens: 1 })
   t.notOk(await stored(app, older), 'the older token is deleted')
   t.ok(await stored(app, newer), 'the newer one is kept')
   t.same(await refresh(app, older), { status: 400, description: 'Token is invalid' }, 'the deleted token is unknown')
   t.same(await refresh(app, newer), { status: 400, description: 'Token expired' }, 'the kept one answers as expired')
-  t.same(await new RefreshTokenRetention(app).prune(), { refreshTokens: 0 }, 'nothing more to prune')
+  t.same(await refreshTokenRetention(app).prune(), { refreshTokens: 0 }, 'nothing more to prune')
 })
 
 t.test('the walk goes through every batch of tokens', async t => {
@@ -44,7 +44,7 @@ t.test('the walk goes through every batch of tokens', async t => {
   for (let i = 0; i < 1100; i++) tokens.push(await issue(app))
   app.clock.advance(3 * HOUR)
   const live = await issue(app)
-  t.same(await new RefreshTokenRetention(app).prune(), { refreshTokens: 1100 })
+  t.same(await refreshTokenRetention(app).prune(), { refreshTokens: 1100 })
   t.equal(await app.storage.db.prepare<[], number>('SELECT COUNT(*) FROM refresh_tokens').pluck().get(), 1, 'only the live token is left')
   t.ok(await stored(app, live))
 })
@@ -67,7 +67,7 @@ t.test('an organization whose clock stands in the past keeps its tokens while th
   app.clock.advance(3 * HOUR)
   // The organization's clock stands at the instant its token was issued.
   await app.sharedState.moveOrganizationClock(organizationId, { offsetMs: 0, frozenAt: issuedAt })
-  t.same(await new RefreshTokenRetention(app).prune(), { refreshTokens: 1 }, 'the token on the global clock goes')
+  t.same(await refreshTokenRetention(app).prune(), { refreshTokens: 1 }, 'the token on the global clock goes')
   t.notOk(await stored(app, global))
   t.ok(await stored(app, frozen), 'the token of the organization whose clock stands in the past stays')
   t.equal((await tokenRequest(app, { grant_type: 'refresh_token', refresh_token: frozen })).statusCode, 200, 'and still refreshes')
@@ -77,7 +77,7 @@ t.test('with retention 0 nothing is deleted', async t => {
   const app = await build(t, { refreshTokenTtlSeconds: HOUR, refreshTokenRetentionSeconds: 0 })
   const token = await issue(app)
   app.clock.advance(100 * HOUR)
-  t.same(await new RefreshTokenRetention(app).prune(), { refreshTokens: 0 })
+  t.same(await refreshTokenRetention(app).prune(), { refreshTokens: 0 })
   t.ok(await stored(app, token))
   t.same(await refresh(app, token), { status: 400, description: 'Token expired' })
 })
@@ -94,5 +94,5 @@ t.test('the sandbox prunes at start', async t => {
   await second.ready()
   for (let i = 0; i < 200 && await stored(second, token); i++) await new Promise(resolve => setTimeout(resolve, 10))
   t.notOk(await stored(second, token), 'pruned at start')
-  t.equal(new RefreshTokenRetention(second).intervalMs, 900_000, 'then every quarter of the retention (hourly when that is longer)')
+  t.equal(refreshTokenRetention(second).intervalMs, 900_000, 'then every quarter of the retention (hourly when that is longer)')
 })

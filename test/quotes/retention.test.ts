@@ -8,7 +8,7 @@ import type { FastifyInstance } from 'fastify'
 import { build, DEMO_ORG, fileDatabasePath, makeUser } from '../helpers.js'
 import { Clock } from '../../src/clock.js'
 import { quotesOf } from '../../src/quotes/service.js'
-import { QuoteRetention } from '../../src/quotes/retention.js'
+import { quoteRetention } from '../../src/quotes/retention.js'
 import type { Quote } from '../../schemas/quotes.js'
 
 const HOUR = 3600
@@ -42,20 +42,20 @@ t.test('an unused quote expired longer than the retention goes; a used one and a
   const recent = await quote(app, 90 * 60_000)
   // At t0 + 2 h: the old one expired at t0 + 30 s (more than an hour ago), the recent one at t0 + 1 h 30 min.
   app.clock.advance(2 * HOUR)
-  t.same(await new QuoteRetention(app, quotesOf(app)).prune(), { quotes: 1 })
+  t.same(await quoteRetention(app).prune(), { quotes: 1 })
   t.notOk(await stored(app, old), 'the old unused quote is deleted')
   t.ok(await stored(app, used), 'the used one stays')
   t.ok(await stored(app, recent), 'the recent one stays')
   t.same(await quotesOf(app).consume(DEMO_ORG, old, app.clock.now()), { ok: false, reason: 'not-found' }, 'the deleted quote is not found')
   t.same(await quotesOf(app).consume(DEMO_ORG, recent, app.clock.now()), { ok: false, reason: 'expired' }, 'the kept one answers as expired')
-  t.same(await new QuoteRetention(app, quotesOf(app)).prune(), { quotes: 0 }, 'nothing more to prune')
+  t.same(await quoteRetention(app).prune(), { quotes: 0 }, 'nothing more to prune')
 })
 
 t.test('with retention 0 nothing is deleted', async t => {
   const app = await build(t, { quoteRetentionSeconds: 0 })
   const id = await quote(app, 30_000)
   app.clock.advance(100 * HOUR)
-  t.same(await new QuoteRetention(app, quotesOf(app)).prune(), { quotes: 0 })
+  t.same(await quoteRetention(app).prune(), { quotes: 0 })
   t.ok(await stored(app, id))
 })
 
