@@ -179,25 +179,45 @@ const likePattern = (pattern: string): string => pattern.replace(/[\\%_]/g, '\\$
 /** PostgreSQL text holds no NUL character (a client id sent to the token endpoint may have one). */
 const pgText = (text: string): string => text.includes('\0') ? text.replace(/\0/g, '\uFFFD') : text
 
+/** How often an append of the request log deletes from the bottom (see requestLogStore). */
+const FULL_SWEEP_EVERY = 1000
+
 /**
  * PostgreSQL only. None of these statements runs in a write: a log insert takes no part in the
  * group commit and does not wait for its global write lock (it runs on the pool, on its own), so
  * logging never queues behind ledger writes. Each statement is atomic by itself: an insert and the
- * deletion of what it pushes beyond the capacity are one statement. Replicas appending at the same
- * moment may leave a few more rows than the capacity until the next append; reads look at the
- * newest `capacity` only.
+ * deletion of what it pushes beyond the capacity are one statement; reads look at the newest
+ * `capacity` only.
+ *
+ * An append keeps the entries numbered within `capacity` of its newest and deletes those below
+ * (a number lost to a failed insert counts, so the entries lost with it are not made up for), by a
+ * range of the key. A deleted row stays in the key's index until autovacuum reaches it, and the
+ * earlier deletion of every row below a bound walked all of them from the index's start: under
+ * steady traffic, tens of thousands of dead entries and milliseconds of PostgreSQL's CPU per
+ * append, more than every other statement of a GET together. The range starts above what this
+ * process deleted last: a hint in its memory, which needs no other replica's, as each process's
+ * ranges cover every number above its first. Every FULL_SWEEP_EVERY-th append (the first too)
+ * starts at the bottom, which also takes a row committed below a range already deleted (an insert
+ * that stayed open while `capacity` newer entries were numbered).
  */
 export function requestLogStore (db: Db): RequestLogStore {
   if (db.dialect !== 'postgres') throw new Error('The request log table is used on PostgreSQL only (SQLite keeps the log in memory)')
-  // The deletion cannot see the rows its own statement inserts: it keeps `capacity - added` of the others.
-  const append = db.prepare<[string[], string[], number[], Array<string | null>, string[], number]>(`WITH added AS (
+  // The deletion cannot see the rows its own statement inserts; they are newer than its range.
+  const append = db.prepare<[string[], string[], number[], Array<string | null>, string[], number, number], number>(`WITH added AS (
       INSERT INTO sandbox_request_log (method, path, status, client_id, entry)
       SELECT method, path, status, client_id, entry FROM unnest(?::text[], ?::text[], ?::bigint[], ?::text[], ?::text[])
         WITH ORDINALITY AS batch(method, path, status, client_id, entry, n)
       ORDER BY n
-      RETURNING 1
+      RETURNING seq
+    ), below AS (
+      SELECT max(seq) - CAST(? AS BIGINT) AS seq FROM added
+    ), deleted AS (
+      DELETE FROM sandbox_request_log WHERE seq > CAST(? AS BIGINT) AND seq <= (SELECT seq FROM below)
     )
-    DELETE FROM sandbox_request_log WHERE seq <= (SELECT seq FROM sandbox_request_log ORDER BY seq DESC OFFSET ? LIMIT 1)`)
+    SELECT seq FROM below`).pluck()
+  /** Every entry numbered at or below it was deleted by this process (see the comment above). */
+  let deletedThrough = 0
+  let appends = 0
   const search = db.prepare<Record<string, unknown>, string>(`SELECT entry FROM sandbox_request_log
     WHERE seq > COALESCE((SELECT seq FROM sandbox_request_log ORDER BY seq DESC OFFSET @capacity LIMIT 1), 0)
       AND (CAST(@method AS TEXT) IS NULL OR method = @method)
@@ -213,8 +233,10 @@ export function requestLogStore (db: Db): RequestLogStore {
     async append (rows, capacity) {
       const kept = rows.length > capacity ? rows.slice(rows.length - capacity) : rows
       if (kept.length === 0) return
-      await append.run(kept.map(r => pgText(r.method)), kept.map(r => pgText(r.path)), kept.map(r => r.status),
-        kept.map(r => r.clientId === null ? null : pgText(r.clientId)), kept.map(r => r.entry), capacity - kept.length)
+      const from = appends++ % FULL_SWEEP_EVERY === 0 ? 0 : deletedThrough
+      const through = await append.get(kept.map(r => pgText(r.method)), kept.map(r => pgText(r.path)), kept.map(r => r.status),
+        kept.map(r => r.clientId === null ? null : pgText(r.clientId)), kept.map(r => r.entry), capacity, from)
+      if (through !== undefined) deletedThrough = Math.max(deletedThrough, Number(through))
     },
     async search (s, capacity) {
       return await search.all({
