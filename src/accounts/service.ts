@@ -83,7 +83,7 @@ export async function archiveAccount (app: FastifyInstance, organizationId: stri
   await ownAccount(app, organizationId, userId, accountId)
   const ledger = await app.areas.accountLedger(app, organizationId, accountId)
   if (ledger.balance.total !== '0' && !/^0(\.0*)?$/.test(ledger.balance.total)) throw conflict('account_has_balance', 'The account has balance and cannot be archived')
-  if (ledger.hasPendingTransactions) throw conflict('account_has_pending_transactions', 'The account has pending transactions and cannot be archived')
+  if (await app.areas.accountPending(app, organizationId, accountId)) throw conflict('account_has_pending_transactions', 'The account has pending transactions and cannot be archived')
   const result = await accountsOf(app).archive(organizationId, accountId, app.clock.iso(), accountEvents(app))
   if (result === 'not-found') throw accountNotFound()
 }

@@ -125,10 +125,9 @@ export interface UserCards {
   limits: { active: number, unique: number }
 }
 
-/** What the ledger knows of one account: its balance (decimal strings) and whether it has pending transactions. */
+/** What the ledger knows of one account: its balance (decimal strings). */
 export interface AccountLedger {
   balance: { total: string, available: string }
-  hasPendingTransactions: boolean
   /** Funds counted in `total` but not yet in `available` (ACH deposits), and when the last of them settle. */
   unsettled?: { amount: string, settlementAt: string }
 }
@@ -200,10 +199,12 @@ export interface Area {
   /** Whether a user holds a balance or pending transactions (the ledger's area): `core.delete-user` refuses such a user. */
   userHoldings?: (app: FastifyInstance, organizationId: string, userId: string) => Promise<UserHoldings>
   /**
-   * The ledger's view of an account (area 5 declares it): its balance, and whether it has pending
-   * transactions (`core.archive-account` refuses either). At most one area declares it.
+   * The ledger's view of an account (area 5 declares it): its balance (`core.archive-account`
+   * refuses an account with one). At most one area declares it, with `accountPending`.
    */
   accountLedger?: (app: FastifyInstance, organizationId: string, accountId: string) => Promise<AccountLedger>
+  /** Whether an account has transactions in progress (`core.archive-account` refuses it): asked only by the archiving, apart from the balance every account view reads. */
+  accountPending?: (app: FastifyInstance, organizationId: string, accountId: string) => Promise<boolean>
   /** When the user accepted each terms-of-service version, by code (the capabilities area): `acceptedAt` of the terms operations acting for a user. */
   userTerms?: (app: FastifyInstance, organizationId: string, userId: string) => Promise<Record<string, string>>
   /** The user's running cooldowns by asset code (the capabilities area): `cooldowns` of the assets operations acting for a user. */
@@ -314,10 +315,16 @@ export class AreaRegistry {
     return holdings
   }
 
-  /** The ledger's view of an account; until an area keeps a ledger, every account is empty with nothing pending. */
+  /** The ledger's view of an account; until an area keeps a ledger, every account is empty. */
   async accountLedger (app: FastifyInstance, organizationId: string, accountId: string): Promise<AccountLedger> {
     const ledger = this.areas.find(a => a.accountLedger !== undefined)?.accountLedger
-    return ledger === undefined ? { balance: { total: '0', available: '0' }, hasPendingTransactions: false } : await ledger(app, organizationId, accountId)
+    return ledger === undefined ? { balance: { total: '0', available: '0' } } : await ledger(app, organizationId, accountId)
+  }
+
+  /** Whether an account has transactions in progress; until an area keeps a ledger, none has. */
+  async accountPending (app: FastifyInstance, organizationId: string, accountId: string): Promise<boolean> {
+    const pending = this.areas.find(a => a.accountPending !== undefined)?.accountPending
+    return pending === undefined ? false : await pending(app, organizationId, accountId)
   }
 
   /** When the user accepted each terms-of-service version, by code: none when no area keeps acceptances. */

@@ -44,9 +44,10 @@ export default defineArea({
   userHoldings: async (app, organizationId, userId) => await ledgerOf(app).userHoldings(organizationId, userId),
   accountLedger: async (app, _organizationId, accountId) => {
     const ledger = ledgerOf(app)
-    const [balance, hasPendingTransactions, unsettled] = await Promise.all([ledger.balance(accountId), ledger.accountPending(accountId), ledger.unsettled(accountId)])
-    return { balance, hasPendingTransactions, ...(unsettled === undefined ? {} : { unsettled: { amount: unsettled.amount, settlementAt: new Date(unsettled.settlementAt).toISOString() } }) }
+    const [balance, unsettled] = await Promise.all([ledger.balance(accountId), ledger.unsettled(accountId)])
+    return { balance, ...(unsettled === undefined ? {} : { unsettled: { amount: unsettled.amount, settlementAt: new Date(unsettled.settlementAt).toISOString() } }) }
   },
+  accountPending: async (app, _organizationId, accountId) => await ledgerOf(app).accountPending(accountId),
   // A deleted user's transactions leave their lists; the ledger keeps its records.
   removeUser: app => {
     const ledger = ledgerOf(app)

@@ -2,6 +2,12 @@
 // that has shipped.
 import type { Migration } from '../storage/migrate.js'
 
+const OPEN_BY_ACCOUNT = `
+-- Transactions in progress (processing or on hold) by the account funds move from and to.
+CREATE INDEX transactions_open_origin ON transactions(origin_account_id) WHERE status IN ('processing', 'on-hold');
+CREATE INDEX transactions_open_destination ON transactions(destination_account_id) WHERE status IN ('processing', 'on-hold');
+`
+
 const ORGANIZATION_INDEXES = `
 CREATE INDEX ledger_balances_organization ON ledger_balances(organization_id, account_id);
 CREATE INDEX ledger_postings_organization ON ledger_postings(organization_id, seq);
@@ -255,4 +261,11 @@ CREATE INDEX transaction_rfis_pending ON transaction_rfis(created_at) WHERE stat
   // ledger check (balances by account, postings in order) read them in the index's order.
   sql: ORGANIZATION_INDEXES,
   postgres: ORGANIZATION_INDEXES
+}, {
+  name: '004-open-transactions-by-account',
+  // An account's check for transactions in progress (archiving refuses such an account) read every
+  // transaction the account ever had, through its parties; it now reads its open ones only. A
+  // transaction's parties' accounts are its origin and destination accounts.
+  sql: OPEN_BY_ACCOUNT,
+  postgres: OPEN_BY_ACCOUNT
 }]

@@ -310,8 +310,10 @@ export function ledgerStore (db: Db): LedgerStore {
   // every party of every organization would be read).
   const userPending = db.prepare<[string, string], number>(`SELECT 1 FROM transaction_parties p JOIN transactions t ON t.id = p.transaction_id
     WHERE p.organization_id = ? AND p.user_id = ? AND t.status IN ('processing', 'on-hold') LIMIT 1`).pluck()
-  const accountPending = db.prepare<[string], number>(`SELECT 1 FROM transaction_parties p JOIN transactions t ON t.id = p.transaction_id
-    WHERE p.account_id = ? AND t.status IN ('processing', 'on-hold') LIMIT 1`).pluck()
+  // Through the open transactions' partial indexes (the account's parties are every transaction it
+  // ever had): the accounts of a transaction's parties are its origin and destination accounts.
+  const accountPending = db.prepare<[string, string], number>(`SELECT 1 FROM transactions WHERE origin_account_id = ? AND status IN ('processing', 'on-hold')
+    UNION ALL SELECT 1 FROM transactions WHERE destination_account_id = ? AND status IN ('processing', 'on-hold') LIMIT 1`).pluck()
   const insertRfi = db.prepare('INSERT INTO transaction_rfis (id, organization_id, transaction_id, type, status, data, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
   const rfisOf = db.prepare<[string], RfiRow>('SELECT * FROM transaction_rfis WHERE transaction_id = ? ORDER BY created_at, id')
   const rfiOf = db.prepare<[string, string], RfiRow>('SELECT * FROM transaction_rfis WHERE transaction_id = ? AND id = ?')
@@ -523,7 +525,7 @@ export function ledgerStore (db: Db): LedgerStore {
         hasPendingTransactions: pending !== undefined
       }
     },
-    async accountPending (accountId) { return await accountPending.get(accountId) !== undefined },
+    async accountPending (accountId) { return await accountPending.get(accountId, accountId) !== undefined },
 
     async commit ({ input, hold, consume, events, metadata, onHold }) {
       return await write(async (): Promise<CommitResult> => {

@@ -117,15 +117,18 @@ t.test('archive: refused with a balance or pending transactions, else hidden fro
   const account = (await call('POST', '/core/accounts', { payload: { label: 'To archive', asset: 'BTC' } })).json().account
   // What area 5's ledger will answer, stood in for here.
   const real = app.areas.accountLedger.bind(app.areas)
-  app.areas.accountLedger = async () => ({ balance: { total: '0.00000001', available: '0' }, hasPendingTransactions: false })
+  const realPending = app.areas.accountPending.bind(app.areas)
+  app.areas.accountLedger = async () => ({ balance: { total: '0.00000001', available: '0' } })
+  app.areas.accountPending = async () => true
   const withBalance = await call('DELETE', `/core/accounts/${account.id}`)
   t.equal(withBalance.statusCode, 409)
   t.same(withBalance.json(), { code: 'account_has_balance', message: 'The account has balance and cannot be archived' })
-  app.areas.accountLedger = async () => ({ balance: { total: '0', available: '0' }, hasPendingTransactions: true })
+  app.areas.accountLedger = async () => ({ balance: { total: '0', available: '0' } })
   const pending = await call('DELETE', `/core/accounts/${account.id}`)
   t.equal(pending.statusCode, 409)
   t.same(pending.json(), { code: 'account_has_pending_transactions', message: 'The account has pending transactions and cannot be archived' })
   app.areas.accountLedger = real
+  app.areas.accountPending = realPending
 
   const archived = await call('DELETE', `/core/accounts/${account.id}`)
   t.equal(archived.statusCode, 204)

@@ -6,6 +6,9 @@ import { quoteSetup } from '../quotes/support.js'
 import { DEMO_ORG } from '../helpers.js'
 import { Decimal } from '../../src/money/decimal.js'
 import { changeTransactionStatus, createTransaction, deposit, ledgerOf } from '../../src/transactions/service.js'
+import { openStorage } from '../../src/storage/index.js'
+import { build } from '../helpers.js'
+import { oneLine, preparedDuring } from '../storage/query-plans.js'
 
 const REVIEW = { review: { reason: 'closure-per-user-request', note: 'User requested account closure' } }
 const CONTEXT = { ip: '203.0.113.7', agent: 'holdings-test' }
@@ -66,4 +69,40 @@ t.test('delete-user: refused while a transaction is pending, allowed once it fai
   t.match(await changeTransactionStatus(app, transaction.id as string, 'failed', 'card-declined-by-bank'), { status: 'failed', reason: 'card-declined-by-bank' })
   t.same((await call('GET', `/core/accounts/${accounts.GBP}`)).json().account.balance, { total: '0', available: '0' }, 'a failed deposit credits nothing')
   t.equal((await call('DELETE', '/core/users/me', { payload: REVIEW })).statusCode, 204, 'nothing held, nothing pending')
+})
+
+t.test('archive-account: a transaction in progress to the account, processing or on hold, stops it; failed, it does not', async t => {
+  const s = await quoteSetup(t)
+  const { app, call, userId, accounts } = s
+  await app.inject({ method: 'POST', url: '/_sandbox/clock', payload: { frozen: true } })
+  // Funds the account has moved before do not count: only transactions still in progress.
+  await deposit(app, { organizationId: DEMO_ORG, userId, accountId: accounts.BTC, asset: 'BTC', amount: '1', originNode: { type: 'bank-address', network: 'fps' } })
+  const quote = (await s.quote({ origin: { type: 'external-account', id: s.cardId }, destination: { type: 'account', id: accounts.GBP }, denomination: { asset: 'GBP', amount: '20' } })).json().quote
+  const { transaction } = await createTransaction(app, DEMO_ORG, userId, { quoteId: quote.id }, CONTEXT)
+  const refused = { code: 'account_has_pending_transactions', message: 'The account has pending transactions and cannot be archived' }
+  for (const status of ['processing', 'on-hold'] as const) {
+    if (status === 'on-hold') await changeTransactionStatus(app, transaction.id as string, 'on-hold', null)
+    t.equal((await ledgerOf(app).get(DEMO_ORG, transaction.id as string))?.status, status)
+    const archive = await call('DELETE', `/core/accounts/${accounts.GBP}`)
+    t.equal(archive.statusCode, 409, status)
+    t.same(archive.json(), refused, status)
+  }
+  await changeTransactionStatus(app, transaction.id as string, 'failed', 'card-declined-by-bank')
+  t.equal((await call('DELETE', `/core/accounts/${accounts.GBP}`)).statusCode, 204, 'failed: nothing in progress')
+})
+
+t.test("an account's check for transactions in progress reads the open transactions only, not every one the account had", async t => {
+  const prepared = await preparedDuring(async () => {
+    await build(t, {}, { storage: await openStorage({ databasePath: ':memory:' }) })
+  })
+  const checks = [...prepared].filter(([sql]) => /account_id = \? AND status IN \('processing', 'on-hold'\)/.test(sql))
+  t.equal(checks.length, 1, 'the ledger prepares the check')
+  for (const [sql, db] of checks) {
+    const plan = (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(null, null) as Array<{ detail: string }>).map(p => p.detail)
+    const reads = plan.filter(d => /^(SEARCH|SCAN) /.test(d))
+    t.same(reads, [
+      'SEARCH transactions USING INDEX transactions_open_origin (origin_account_id=?)',
+      'SEARCH transactions USING INDEX transactions_open_destination (destination_account_id=?)'
+    ], oneLine(sql))
+  }
 })
