@@ -1,7 +1,7 @@
 // Replicas as one sandbox (PostgreSQL): before anything else, each request reads the shared row
 // (src/storage/shared.ts), the requests of one turn of the event loop together. A newer version
-// drops this replica's caches (client rows and verified secrets, and whatever registered with
-// `onStale`); a newer clock version is taken (the global clock, and the organizations' clocks read
+// drops this replica's caches (client rows and verified secrets, the users the storage remembers,
+// and whatever registered with `onStale`); a newer clock version is taken (the global clock, and the organizations' clocks read
 // again). A move of this replica's global clock is stored, and the clock route's `settle()` waits
 // for it, so the answer comes after every replica can read it; an organization's clock is stored
 // before it moves here (`moveOrganizationClock`).
@@ -9,6 +9,7 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import { sharedStateStore } from '../storage/shared.js'
+import { memoOf } from '../storage/memo.js'
 import type { ClockChange, OrganizationPosition } from '../clock.js'
 
 export interface SharedState {
@@ -28,7 +29,8 @@ declare module 'fastify' {
 
 async function sharedState (app: FastifyInstance): Promise<void> {
   const store = app.storage.store(sharedStateStore)
-  const droppers: Array<() => void> = [() => { app.clients.forget() }]
+  // The clients' cache, and the users the storage remembers (src/storage/memo.ts).
+  const droppers: Array<() => void> = [() => { app.clients.forget() }, () => { memoOf(app.storage.db).clear() }]
   const reloadOrganizationClocks = async (): Promise<void> => { app.clock.adoptOrganizations(await store.organizationClocks()) }
   let clockVersion = 0
   // This replica's own clock save brought the clock version to `version`: it is current only when

@@ -259,6 +259,7 @@ export function userStore (db: Db): UserStore {
   const deleteUser = db.prepare('DELETE FROM users WHERE organization_id = ? AND id = ?')
   const write = groupCommit(db)
   const memo = memoOf(db)
+  const stale = sharedVersionBump(db)
   // Only users known to exist are remembered, with their type; a deletion forgets its user.
   const type = async (org: string, id: string): Promise<string | undefined> => {
     const known = memo.userType(org, id)
@@ -307,6 +308,8 @@ export function userStore (db: Db): UserStore {
         await deleteRefreshTokens.run(org, id)
         await deleteUser.run(org, id)
         for (const e of newEvents) await recordEvent(db, e)
+        // Other replicas remember users (memo.ts): the bump makes them forget.
+        await stale()
         memo.forgetUser(org, id)
         return true
       })

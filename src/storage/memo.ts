@@ -4,8 +4,12 @@
 // stays true until this process writes it, and every write that can change one drops it inside the
 // write's own transaction. A reset or a fixture load drops everything. Never filled from inside a
 // transaction: a group commit may still roll back what it read there.
-// On PostgreSQL other replicas write the same rows, so the memo is off there (it remembers
-// nothing): every read asks the database.
+// On PostgreSQL other replicas write the same rows. Users are remembered there too: a user leaves
+// only by a write that also bumps the shared version (a user's deletion, a reset, a fixture load),
+// and every request reads that version first, before any lookup (src/plugins/shared-state.ts), so
+// a replica whose version is behind drops the memo before it answers from it. Metadata is not
+// remembered there (every metadata write would have to bump the version): every read asks the
+// database.
 import type { Db } from './db.js'
 import type { MetadataRevision } from './types.js'
 
@@ -18,9 +22,9 @@ interface MetadataKey { organizationId: string, entity: string, entityId: string
 // Nested maps rather than one map under joined keys: no key to build per lookup, and the ids, one
 // string each from the request, are hashed once for both the user and the metadata lookup.
 export class Memo {
-  /** Off: remembers nothing (PostgreSQL, where other replicas write behind this process's back). */
-  readonly #on: boolean
-  constructor (on = true) { this.#on = on }
+  /** Off: remembers no metadata (PostgreSQL, where other replicas write it behind this process's back). */
+  readonly #metadataOn: boolean
+  constructor (metadata = true) { this.#metadataOn = metadata }
 
   /** Users known to exist, by organization, with their type: forgotten when deleted, and by a reset. */
   readonly #users = new Map<string, Map<string, string>>()
@@ -39,7 +43,6 @@ export class Memo {
   }
 
   rememberUser (organizationId: string, userId: string, type: string): void {
-    if (!this.#on) return
     if (this.#userCount >= LIMIT) {
       this.#users.clear()
       this.#userCount = 0
@@ -61,7 +64,7 @@ export class Memo {
   }
 
   rememberMetadata (key: MetadataKey, revision: MetadataRevision): void {
-    if (!this.#on) return
+    if (!this.#metadataOn) return
     if (this.#metadataCount >= LIMIT) {
       this.#metadata.clear()
       this.#metadataCount = 0

@@ -63,6 +63,55 @@ if (backend !== 'postgres') {
     t.equal(me.json().user.email, 'replica@example.com')
   })
 
+  t.test('a user deleted on one replica, or by a reset, is unknown at once to the others, which had seen it', async t => {
+    const replicas = await replicasOf(t, await build(t))
+    const token = (await replicas[0].inject(tokenForm({ grant_type: 'client_credentials' }))).json().access_token as string
+    const makeUser = async (email: string): Promise<string> => (await replicas[0].inject({
+      method: 'POST',
+      url: '/core/users',
+      headers: { authorization: `Bearer ${token}`, 'x-service-user-ip': '47.174.97.164' },
+      payload: { email, termsOfService: 'general-gb-fca', primaryCitizenship: 'GB', address: { country: 'GB' } }
+    })).json().user.id as string
+    const userOf = async (replica: FastifyInstance, userId: string): Promise<LightMyRequestResponse> =>
+      await replica.inject({ method: 'GET', url: '/core/users/me', headers: { authorization: `Bearer ${token}`, 'x-on-behalf-of': `user ${userId}` } })
+    const unknown = await userOf(replicas[1], '0195f1c6-0000-7000-8000-000000000000')
+    t.equal(unknown.statusCode, 404)
+
+    const deleted = await makeUser('deleted@example.com')
+    const reset = await makeUser('reset@example.com')
+    for (const userId of [deleted, reset]) {
+      for (const r of replicas) t.equal((await userOf(r, userId)).statusCode, 200, 'seen by every replica')
+    }
+    const del = await replicas[0].inject({
+      method: 'DELETE',
+      url: '/core/users/me',
+      headers: { authorization: `Bearer ${token}`, 'x-on-behalf-of': `user ${deleted}` },
+      payload: { review: { reason: 'closure-per-user-request', note: 'User requested account closure' } }
+    })
+    t.equal(del.statusCode, 204, del.body)
+    // A write for the user: no read of the user's row would refuse it after the guard.
+    const putFor = async (replica: FastifyInstance, userId: string, authorization = `Bearer ${token}`): Promise<LightMyRequestResponse> =>
+      await replica.inject({ method: 'PUT', url: '/core/users/me/metadata', headers: { authorization, 'x-on-behalf-of': `user ${userId}` }, payload: { after: 'deletion' } })
+    const unknownPut = await putFor(replicas[1], '0195f1c6-0000-7000-8000-000000000000')
+    t.equal(unknownPut.statusCode, 404)
+    for (const r of replicas.slice(1)) {
+      const answer = await userOf(r, deleted)
+      t.same([answer.statusCode, answer.json()], [unknown.statusCode, unknown.json()], 'deleted: answered as a user never made')
+      const put = await putFor(r, deleted)
+      t.same([put.statusCode, put.json()], [unknownPut.statusCode, unknownPut.json()], 'deleted: a write for it is refused as for a user never made')
+    }
+    t.equal(await replicas[0].storage.db.prepare<[string], number>('SELECT count(*) FROM metadata WHERE entity_id = ?').pluck().get(deleted), 0, 'no metadata of the deleted user was stored')
+    t.equal((await userOf(replicas[2], reset)).statusCode, 200, 'the other user is still there')
+    t.equal((await replicas[0].inject({ method: 'POST', url: '/_sandbox/reset', payload: { organizationId: DEMO_ORG } })).statusCode, 204)
+    const again = (await replicas[0].inject(tokenForm({ grant_type: 'client_credentials' }))).json().access_token as string
+    for (const r of replicas.slice(1)) {
+      const answer = await r.inject({ method: 'GET', url: '/core/users/me', headers: { authorization: `Bearer ${again}`, 'x-on-behalf-of': `user ${reset}` } })
+      t.same([answer.statusCode, answer.json()], [unknown.statusCode, unknown.json()], 'reset: answered as a user never made')
+      const put = await putFor(r, reset, `Bearer ${again}`)
+      t.same([put.statusCode, put.json()], [unknownPut.statusCode, unknownPut.json()], 'reset: a write for it is refused as for a user never made')
+    }
+  })
+
   t.test('24 If-Match PUTs of one ETag across three replicas: exactly one winner', async t => {
     const replicas = await replicasOf(t, await build(t))
     const call = roundRobin(replicas)
