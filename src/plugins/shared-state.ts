@@ -1,10 +1,10 @@
 // Replicas as one sandbox (PostgreSQL): before anything else, each request reads the shared row
 // (src/storage/shared.ts), the requests of one turn of the event loop together. A newer version
 // drops this replica's caches (client rows and verified secrets, the users the storage remembers,
-// and whatever registered with `onStale`); a newer clock version is taken (the global clock, and the organizations' clocks read
-// again). A move of this replica's global clock is stored, and the clock route's `settle()` waits
-// for it, so the answer comes after every replica can read it; an organization's clock is stored
-// before it moves here (`moveOrganizationClock`).
+// and whatever registered with `onStale`); a newer clock version is taken (the global clock, and
+// the organizations' clocks read again). A move of this replica's global clock is stored, and the
+// clock route's `settle()` waits for it, so the answer comes after every replica can read it; an
+// organization's clock is stored before it moves here (`moveOrganizationClock`).
 // On SQLite one process owns the database: the organizations' clocks are read once, at start.
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
