@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto'
 import { metadataInserter } from './metadata.js'
 import { memoOf } from './memo.js'
 import { recordEvent } from './outbox.js'
-import { sharedVersionBump } from './shared.js'
+import { dueScopeParams, onDueScope, sharedVersionBump } from './shared.js'
 
 interface ClientRow {
   id: string,
@@ -228,13 +228,13 @@ export function eventStore (db: Db): EventStore {
   // first (writes are serialised: SQLite's one write lock, PostgreSQL's global advisory lock) is
   // the one that dispatches it.
   const mark = db.prepare('UPDATE events SET dispatched = 1 WHERE seq = ? AND dispatched = 0')
-  const prune = db.prepare<[string, number]>(
-    'DELETE FROM events WHERE seq IN (SELECT seq FROM events WHERE dispatched = 1 AND created_at < ? ORDER BY created_at LIMIT ?)')
+  const prune = db.prepare<[string, string | null, string | null, number]>(
+    `DELETE FROM events WHERE seq IN (SELECT seq FROM events WHERE dispatched = 1 AND created_at < ? AND ${onDueScope('organization_id')} ORDER BY created_at LIMIT ?)`)
   const write = groupCommit(db)
   return {
     async pending (limit) { return (await pending.all(limit)).map(toEvent) },
     async markDispatched (seq) { return await write(async () => (await mark.run(seq)).changes > 0) },
-    async pruneDispatched (before, limit) { return await write(async () => (await prune.run(before, limit)).changes) }
+    async pruneDispatched (before, limit, scope) { return await write(async () => (await prune.run(before, ...dueScopeParams(scope), limit)).changes) }
   }
 }
 

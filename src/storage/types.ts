@@ -1,5 +1,6 @@
 // The storage interface: domain operations, atomic inside, returning Promises, the same on SQLite
 // and PostgreSQL. Route code never writes SQL.
+import type { DueScope } from './shared.js'
 
 export interface Organization { id: string, name: string, createdAt: string }
 
@@ -155,8 +156,11 @@ export interface EventStore {
    * inside the write that dispatches it, it decides who does.
    */
   markDispatched (seq: number): Promise<boolean>
-  /** Deletes up to `limit` events dispatched and recorded before `before` (ISO 8601); how many. */
-  pruneDispatched (before: string, limit: number): Promise<number>
+  /**
+   * Deletes up to `limit` events of the scope's organizations (see `DueScope`) dispatched and
+   * recorded before `before` (ISO 8601, the scope's clock); how many.
+   */
+  pruneDispatched (before: string, limit: number, scope: DueScope): Promise<number>
 }
 
 /** One stored revision of an entity's metadata. */

@@ -2,6 +2,10 @@
 // per matching endpoint; each message is POSTed, signed, until a 2xx or until the retry schedule
 // is spent, and every attempt is saved. All state lives in the database and every schedule reads
 // the sandbox clock, so a restart resumes where it stopped and moving the clock moves deliveries.
+// A message's times (made, next attempt, settled) are on its organization's clock: an organization
+// that moves or freezes its own clock moves or stops its own deliveries only. So each pass claims
+// by clock, as due work does (src/kit/due-work.ts): one claim for each organization with a clock
+// of its own, on that clock, then one for every other organization, on the global clock.
 //
 // Exactly once across replicas (PostgreSQL): an event is fanned out by the write that marks it
 // dispatched first (a conditional mark), and each attempt is made by the replica that holds the
@@ -16,6 +20,7 @@ import { request as httpsRequest } from 'node:https'
 import type { FastifyBaseLogger } from 'fastify'
 import type { Clock } from '../clock.js'
 import type { EventBus } from '../events.js'
+import type { DueScope } from '../storage/shared.js'
 import type { Storage } from '../storage/index.js'
 import type { AttemptOutcome, DueDelivery, WebhooksStore } from './store.js'
 import { newMessageId, sign } from './signing.js'
@@ -117,12 +122,13 @@ export class Dispatcher {
       const events = await storage.events.pending(BATCH)
       // One write for the batch, in event order: each event's mark decides whether this replica
       // fans it out (another may have read it as pending too), with its messages.
-      if (events.length > 0) await this.#o.store.fanOut(events, clock.globalNow(), newMessageId, async e => await storage.events.markDispatched(e.seq))
+      if (events.length > 0) await this.#o.store.fanOut(events, id => clock.nowFor(id), newMessageId, async e => await storage.events.markDispatched(e.seq))
       if (events.length < BATCH || this.#stopped) break
     }
     if (this.#stopped) return
     const leaseMs = this.#o.leaseMs ?? leaseOverride.ms ?? leaseMsFor(this.#o.timeoutMs)
-    const claimed = await this.#o.store.claimDue(clock.globalNow(), BATCH, leaseMs, id => this.#inFlight.has(id))
+    const claimed: DueDelivery[] = []
+    for (const scope of scopes(clock)) claimed.push(...await this.#o.store.claimDue(clock.nowFor(scope), BATCH, scope, leaseMs, id => this.#inFlight.has(id)))
     for (const delivery of claimed) {
       const id = delivery.message.id
       // Claimed: started even when stopping meanwhile, to give its lease back at once.
@@ -137,16 +143,23 @@ export class Dispatcher {
     await this.#arm()
   }
 
-  /** A timer for the next due attempt while the clock runs; a frozen clock only moves by 'change'. */
+  /**
+   * A timer for the next due attempt on the clocks that run (the soonest of each clock's next); a
+   * frozen clock only moves by 'change'.
+   */
   async #arm (): Promise<void> {
+    const { clock, store } = this.#o
+    let delay = Infinity
+    for (const scope of scopes(clock)) {
+      if (this.#stopped) return
+      if (clock.frozenFor(scope)) continue
+      const at = await store.nextDueAt(scope)
+      // Due already: in flight here, and its end runs the next pass; or leased to another replica,
+      // whose save ends it (this replica's poll finds the message again if that lease lapses).
+      if (at !== undefined && at > clock.nowFor(scope)) delay = Math.min(delay, at - clock.nowFor(scope))
+    }
     clearTimeout(this.#timer)
-    if (this.#stopped || this.#o.clock.frozenFor(null)) return
-    const at = await this.#o.store.nextDueAt()
-    if (at === undefined) return
-    const delay = at - this.#o.clock.globalNow()
-    // Due already: in flight here, and its end runs the next pass; or leased to another replica,
-    // whose save ends it (this replica's poll finds the message again if that lease lapses).
-    if (delay <= 0) return
+    if (this.#stopped || delay === Infinity) return
     this.#timer = setTimeout(this.#wake, Math.min(delay, MAX_TIMER_MS)).unref()
   }
 
@@ -156,9 +169,8 @@ export class Dispatcher {
     // from another replica.
     const abandon = async (): Promise<void> => { if (lease !== null) await this.#o.store.releaseLease(message.id, lease) }
     if (this.#shutdown.signal.aborted) return await abandon()
-    // Deliveries are scheduled on the global clock (one schedule for every organization); what the
-    // receiver sees (the timestamp, the attempt's time) and the secret's grace period are on the
-    // message's organization's clock.
+    // Everything of the attempt is on the message's organization's clock: what the receiver sees
+    // (the timestamp), the attempt's time, the secret's grace period and the next attempt.
     const own = clock.of(message.organizationId)
     const timestamp = own.nowSeconds()
     // During a rotation's grace period the replaced secret signs too (Standard Webhooks: one
@@ -199,7 +211,7 @@ export class Dispatcher {
       this.#shutdown.signal.removeEventListener('abort', onShutdown)
     }
     const durationMs = Math.round(performance.now() - started)
-    const now = clock.globalNow()
+    const now = own.now()
     const saved = await this.#o.store.recordAttempt({
       id: randomUUID(),
       organizationId: message.organizationId,
@@ -256,6 +268,9 @@ function post (target: string, headers: Record<string, string>, body: string, si
     request.end(body)
   })
 }
+
+/** The clocks a pass goes by: each organization's own, then the global clock for every other (null). */
+const scopes = (clock: Clock): DueScope[] => [...clock.organizations(), null]
 
 function describe (err: unknown): string {
   if (err instanceof Error) {

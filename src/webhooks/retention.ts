@@ -2,9 +2,8 @@
 // retry left) longer than WEBHOOK_RETENTION_SECONDS ago go with their attempts, and so do
 // management links expired longer ago than that, and the events (the outbox) dispatched and
 // recorded longer ago than that; pending messages, retries included, and events not yet dispatched
-// are kept whatever their age. By the global sandbox clock, as the webhook schedule is: an event
-// recorded on an organization's own clock ahead of it stays longer, one behind it goes sooner
-// (dispatched, nothing reads it but this).
+// are kept whatever their age. Each organization's on its own clock, as its schedule is: a pass
+// for each organization with a clock of its own, then one for every other on the global clock.
 import type { FastifyBaseLogger } from 'fastify'
 import type { Clock } from '../clock.js'
 import { BATCH, drain, Retention as PeriodicRetention } from '../kit/retention.js'
@@ -34,11 +33,14 @@ export class Retention extends PeriodicRetention<Pruned> {
   async prune (): Promise<Pruned> {
     const { store, events: outbox, clock, retentionSeconds } = this.#o
     if (retentionSeconds === 0) return { messages: 0, managementLinks: 0, events: 0 }
-    const before = clock.globalNow() - retentionSeconds * 1000
-    const messages = await drain(() => store.pruneSettledMessages(before, BATCH))
-    const managementLinks = await drain(() => store.pruneExpiredManagementLinks(before, BATCH))
-    const recordedBefore = new Date(before).toISOString()
-    const events = await drain(() => outbox.pruneDispatched(recordedBefore, BATCH))
-    return { messages, managementLinks, events }
+    const pruned: Pruned = { messages: 0, managementLinks: 0, events: 0 }
+    for (const scope of [...clock.organizations(), null]) {
+      const before = clock.nowFor(scope) - retentionSeconds * 1000
+      pruned.messages += await drain(() => store.pruneSettledMessages(before, BATCH, scope))
+      pruned.managementLinks += await drain(() => store.pruneExpiredManagementLinks(before, BATCH, scope))
+      const recordedBefore = new Date(before).toISOString()
+      pruned.events += await drain(() => outbox.pruneDispatched(recordedBefore, BATCH, scope))
+    }
+    return pruned
   }
 }

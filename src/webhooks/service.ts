@@ -177,7 +177,7 @@ export class WebhooksService {
       body: JSON.stringify(event.payload),
       status: 'pending',
       attemptCount: 0,
-      nextAttemptAt: clock.globalNow(),
+      nextAttemptAt: clock.nowFor(organizationId),
       createdAt: event.createdAt
     })
     this.#dispatcher.kick()
@@ -197,7 +197,7 @@ export class WebhooksService {
     const endpoint = await this.#store.getEndpoint(organizationId, existing.endpointId)
     if (endpoint === undefined) throw entityNotFound('message')
     if (endpoint.disabled) throw endpointDisabled()
-    const message = await this.#store.replay(organizationId, id, clock.globalNow())
+    const message = await this.#store.replay(organizationId, id, clock.nowFor(organizationId))
     if (message === undefined) throw entityNotFound('message')
     this.#dispatcher.kick()
     return toMessageJson(message)

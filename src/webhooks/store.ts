@@ -2,6 +2,7 @@
 // is prepared once, here.
 import { randomUUID } from 'node:crypto'
 import { groupCommit, type Db } from '../storage/db.js'
+import { dueScopeParams, onDueScope, type DueScope } from '../storage/shared.js'
 import type { EventRecord } from '../storage/types.js'
 
 export interface ManagementLinkRecord {
@@ -129,31 +130,37 @@ export interface WebhooksStore {
   /**
    * Fans events out, in their order, in one write: for each event `claim` runs first, inside that
    * write (the outbox's conditional mark), and only an event it answers true for gets one pending
-   * message, due at `now`, for each enabled endpoint of its organization whose filter takes its
-   * type. So each event is fanned out once, however many replicas try at the same time. Answers
-   * the messages made. Idempotent per (event, endpoint) besides.
+   * message, made and due at `nowOf(event.organizationId)` (its organization's clock), for each
+   * enabled endpoint of its organization whose filter takes its type. So each event is fanned out
+   * once, however many replicas try at the same time. Answers the messages made. Idempotent per
+   * (event, endpoint) besides.
    */
-  fanOut (events: EventRecord[], now: number, newMessageId: () => string, claim: (event: EventRecord) => Promise<boolean>): Promise<WebhookMessageRecord[]>
+  fanOut (events: EventRecord[], nowOf: (organizationId: string) => number, newMessageId: () => string, claim: (event: EventRecord) => Promise<boolean>): Promise<WebhookMessageRecord[]>
   /** A message to one endpoint outside the outbox (the test event). */
   createMessage (message: WebhookMessageRecord): Promise<WebhookMessageRecord>
   getMessage (organizationId: string, id: string): Promise<WebhookMessageWithAttempts | undefined>
   /** Newest first, each with its attempts oldest first. */
   listMessages (filter: MessageFilter): Promise<WebhookMessageWithAttempts[]>
-  /** Pending messages of enabled endpoints due at `now`, oldest due first (leased or not). */
-  due (now: number, limit: number): Promise<DueDelivery[]>
   /**
-   * Takes up to `limit` messages due at `now` for attempts by this process, oldest due first,
+   * Pending messages of enabled endpoints due at `now`, oldest due first (leased or not), of the
+   * scope's organizations: one with a clock of its own, or (null) every other organization. A
+   * message's times are on its organization's clock, so `now` is the scope's.
+   */
+  due (now: number, limit: number, scope: DueScope): Promise<DueDelivery[]>
+  /**
+   * Takes up to `limit` messages of the scope's organizations due at `now` (the scope's clock, as
+   * `due`) for attempts by this process, oldest due first,
    * leaving out those `skip` answers true for (its attempts in flight). Where replicas share the
    * database (PostgreSQL), a message leased to another is not due, and each one taken is leased
    * for `leaseMs` (by the database's clock) in the same write, which holds the global write lock:
    * no other replica takes it until its attempt is saved, or the lease lapses. On SQLite, which
    * one process owns, this is a read, as `due`.
    */
-  claimDue (now: number, limit: number, leaseMs: number, skip: (messageId: string) => boolean): Promise<DueDelivery[]>
+  claimDue (now: number, limit: number, scope: DueScope, leaseMs: number, skip: (messageId: string) => boolean): Promise<DueDelivery[]>
   /** Gives a claimed message back (its attempt was abandoned at shutdown): another replica may take it at once. */
   releaseLease (messageId: string, lease: string): Promise<void>
-  /** The earliest next attempt of a pending message of an enabled endpoint, or undefined. */
-  nextDueAt (): Promise<number | undefined>
+  /** The earliest next attempt of a pending message of an enabled endpoint of the scope's organizations (on their clock), or undefined. */
+  nextDueAt (scope: DueScope): Promise<number | undefined>
   /**
    * Saves an attempt and its outcome, and ends the claim `lease` (from `claimDue`); false, and
    * nothing saved, when the message is gone or the claim is no longer the message's (it lapsed
@@ -163,10 +170,13 @@ export interface WebhooksStore {
   /** Starts a fresh delivery cycle due at `now`; undefined when the message is not in the organization. */
   replay (organizationId: string, id: string, now: number): Promise<WebhookMessageWithAttempts | undefined>
 
-  /** Deletes up to `limit` messages settled (delivered or failed for good) at or before `before`, with their attempts; how many. */
-  pruneSettledMessages (before: number, limit: number): Promise<number>
-  /** Deletes up to `limit` management links that expired at or before `before`; how many. */
-  pruneExpiredManagementLinks (before: number, limit: number): Promise<number>
+  /**
+   * Deletes up to `limit` messages of the scope's organizations settled (delivered or failed for
+   * good) at or before `before` (the scope's clock), with their attempts; how many.
+   */
+  pruneSettledMessages (before: number, limit: number, scope: DueScope): Promise<number>
+  /** Deletes up to `limit` management links of the scope's organizations that expired at or before `before`; how many. */
+  pruneExpiredManagementLinks (before: number, limit: number, scope: DueScope): Promise<number>
 }
 
 interface EndpointRow {
@@ -270,7 +280,7 @@ const DUE_COLUMNS = `${MESSAGE_COLUMNS}, e.url AS endpoint_url, e.secret AS endp
 type DueRow = MessageRow & { endpoint_url: string, endpoint_secret: string, previous_secret: string | null, previous_secret_expires_at: number | null }
 const dueSql = (condition: string): string => `SELECT ${DUE_COLUMNS}
   FROM webhook_messages m JOIN webhook_endpoints e ON e.id = m.endpoint_id
-  WHERE m.status = 'pending' AND m.next_attempt_at <= ? AND e.disabled = 0 AND ${OLDEST_PENDING}${condition}
+  WHERE m.status = 'pending' AND m.next_attempt_at <= ? AND ${onDueScope('m.organization_id')} AND e.disabled = 0 AND ${OLDEST_PENDING}${condition}
   ORDER BY m.next_attempt_at, m.rowid LIMIT ?`
 const toDue = (r: DueRow, lease: string | null): DueDelivery => ({
   message: toMessage(r),
@@ -328,20 +338,21 @@ export function webhooksStore (db: Db): WebhooksStore {
   type MessageQuery = { organizationId?: string, endpointId: string | null, status: string | null, limit: number }
   const listMessages = db.prepare<MessageQuery, MessageAttemptRow>(messagesWhere('TRUE'))
   const listOrganizationMessages = db.prepare<MessageQuery, MessageAttemptRow>(messagesWhere('m.organization_id = @organizationId'))
-  const due = db.prepare<[number, number], DueRow>(dueSql(''))
+  type DueParams = [number, string | null, string | null, number]
+  const due = db.prepare<DueParams, DueRow>(dueSql(''))
   // Claims (PostgreSQL): the due messages no live lease holds, then one statement that leases the
   // chosen ones. Both run in one write: under the global write lock no other replica's claim can
   // fall between them, so the read decides as a conditional UPDATE would (FOR UPDATE SKIP LOCKED
   // would be needed without that lock; under it, it adds nothing).
-  const dueUnleased = db.prepare<[number, number], DueRow>({ sqlite: dueSql(UNLEASED('sqlite')), postgres: dueSql(UNLEASED('postgres')) })
+  const dueUnleased = db.prepare<DueParams, DueRow>({ sqlite: dueSql(UNLEASED('sqlite')), postgres: dueSql(UNLEASED('postgres')) })
   const lease = db.prepare<[string, number, string | string[]]>({
     sqlite: `UPDATE webhook_messages SET lease_owner = ?, lease_until = ${DB_NOW_MS.sqlite} + ? WHERE id IN (SELECT value FROM json_each(?))`,
     postgres: `UPDATE webhook_messages SET lease_owner = ?, lease_until = ${DB_NOW_MS.postgres} + ? WHERE id = ANY(?::text[])`
   })
   const release = db.prepare('UPDATE webhook_messages SET lease_owner = NULL, lease_until = NULL WHERE id = ? AND lease_owner = ?')
-  const nextDue = db.prepare<[], { at: number | null }>(
+  const nextDue = db.prepare<[string | null, string | null], { at: number | null }>(
     `SELECT MIN(m.next_attempt_at) AS at FROM webhook_messages m JOIN webhook_endpoints e ON e.id = m.endpoint_id
-     WHERE m.status = 'pending' AND e.disabled = 0 AND ${OLDEST_PENDING}`)
+     WHERE m.status = 'pending' AND ${onDueScope('m.organization_id')} AND e.disabled = 0 AND ${OLDEST_PENDING}`)
   const insertAttempt = db.prepare(`INSERT INTO webhook_attempts (id, organization_id, message_id, url, attempted_at, status_code, error, duration_ms, response_body)
     VALUES (@id, @organizationId, @messageId, @url, @attemptedAt, @statusCode, @error, @durationMs, @responseBody)`)
   // Only the claim's holder saves (a NULL lease: SQLite's one process, which takes none).
@@ -350,9 +361,11 @@ export function webhooksStore (db: Db): WebhooksStore {
     WHERE id = @id AND (CAST(@lease AS TEXT) IS NULL OR lease_owner = @lease)`)
   const restart = db.prepare("UPDATE webhook_messages SET status = 'pending', attempt_count = 0, next_attempt_at = ?, settled_at = NULL WHERE organization_id = ? AND id = ?")
   // Retention, in bounded batches (attempts go with their message: ON DELETE CASCADE).
-  const pruneMessages = db.prepare(`DELETE FROM webhook_messages WHERE rowid IN
-    (SELECT rowid FROM webhook_messages WHERE settled_at IS NOT NULL AND settled_at <= ? LIMIT ?)`)
-  const pruneLinks = db.prepare('DELETE FROM management_links WHERE rowid IN (SELECT rowid FROM management_links WHERE expires_at <= ? LIMIT ?)')
+  type PruneParams = [number, string | null, string | null, number]
+  const pruneMessages = db.prepare<PruneParams>(`DELETE FROM webhook_messages WHERE rowid IN
+    (SELECT rowid FROM webhook_messages WHERE settled_at IS NOT NULL AND settled_at <= ? AND ${onDueScope('organization_id')} LIMIT ?)`)
+  const pruneLinks = db.prepare<PruneParams>(`DELETE FROM management_links WHERE rowid IN
+    (SELECT rowid FROM management_links WHERE expires_at <= ? AND ${onDueScope('organization_id')} LIMIT ?)`)
 
   const messageWithAttempts = async (organizationId: string, id: string): Promise<WebhookMessageWithAttempts | undefined> =>
     withAttempts(await getMessage.all(organizationId, id))[0]
@@ -408,7 +421,7 @@ export function webhooksStore (db: Db): WebhooksStore {
         : toEndpoint((await getEndpoint.get(organizationId, id))!))
     },
 
-    async fanOut (events, now, newMessageId, claim) {
+    async fanOut (events, nowOf, newMessageId, claim) {
       return await write(async () => {
         const created: WebhookMessageRecord[] = []
         // Read inside the write: no endpoint changes under it.
@@ -418,6 +431,7 @@ export function webhooksStore (db: Db): WebhooksStore {
           let endpoints = endpointsOf.get(event.organizationId)
           if (endpoints === undefined) endpointsOf.set(event.organizationId, endpoints = (await enabledEndpoints.all(event.organizationId)).map(toEndpoint))
           const body = JSON.stringify(event.payload)
+          const now = nowOf(event.organizationId)
           for (const endpoint of endpoints) {
             if (endpoint.eventTypes.length > 0 && !endpoint.eventTypes.includes(event.type)) continue
             const message: WebhookMessageRecord = {
@@ -449,21 +463,21 @@ export function webhooksStore (db: Db): WebhooksStore {
         ? await listMessages.all(query)
         : await listOrganizationMessages.all({ ...query, organizationId: filter.organizationId }))
     },
-    async due (now, limit) { return (await due.all(now, limit)).map(r => toDue(r, null)) },
-    async claimDue (now, limit, leaseMs, skip) {
-      if (!leases) return (await due.all(now, limit)).filter(r => !skip(r.id)).map(r => toDue(r, null))
+    async due (now, limit, scope) { return (await due.all(now, ...dueScopeParams(scope), limit)).map(r => toDue(r, null)) },
+    async claimDue (now, limit, scope, leaseMs, skip) {
+      if (!leases) return (await due.all(now, ...dueScopeParams(scope), limit)).filter(r => !skip(r.id)).map(r => toDue(r, null))
       // Nothing to take (most passes): no write, so no turn of the global write lock.
-      if (!(await dueUnleased.all(now, limit)).some(r => !skip(r.id))) return []
+      if (!(await dueUnleased.all(now, ...dueScopeParams(scope), limit)).some(r => !skip(r.id))) return []
       const token = randomUUID()
       return await write(async () => {
-        const rows = (await dueUnleased.all(now, limit)).filter(r => !skip(r.id))
+        const rows = (await dueUnleased.all(now, ...dueScopeParams(scope), limit)).filter(r => !skip(r.id))
         const ids = rows.map(r => r.id)
         if (ids.length > 0) await lease.run(token, leaseMs, db.dialect === 'postgres' ? ids : JSON.stringify(ids))
         return rows.map(r => toDue(r, token))
       })
     },
     async releaseLease (messageId, token) { await write(async () => { await release.run(messageId, token) }) },
-    async nextDueAt () { return (await nextDue.get())?.at ?? undefined },
+    async nextDueAt (scope) { return (await nextDue.get(...dueScopeParams(scope)))?.at ?? undefined },
     async recordAttempt (a, outcome, token) {
       return await write(async () => {
         const { status, attemptCount, nextAttemptAt, settledAt } = outcome
@@ -477,7 +491,7 @@ export function webhooksStore (db: Db): WebhooksStore {
         ? await messageWithAttempts(organizationId, id)
         : undefined
     },
-    async pruneSettledMessages (before, limit) { return await write(async () => (await pruneMessages.run(before, limit)).changes) },
-    async pruneExpiredManagementLinks (before, limit) { return await write(async () => (await pruneLinks.run(before, limit)).changes) }
+    async pruneSettledMessages (before, limit, scope) { return await write(async () => (await pruneMessages.run(before, ...dueScopeParams(scope), limit)).changes) },
+    async pruneExpiredManagementLinks (before, limit, scope) { return await write(async () => (await pruneLinks.run(before, ...dueScopeParams(scope), limit)).changes) }
   }
 }

@@ -338,9 +338,8 @@ t.test('an organization\'s events, webhook deliveries and pinned prices are on i
     const name = org === a ? 'A' : 'B'
     t.equal(payload.createdAt, now, `${name}: the event's createdAt`)
     t.equal(delivery.headers['webhook-timestamp'], String(Math.floor(Date.parse(now) / 1000)), `${name}: the delivery's webhook-timestamp`)
-    // (Deliveries are scheduled on the global clock: the message's own createdAt is the global clock's.)
-    const messages = expect('messages', await control(call, org, 'GET', '/_sandbox/webhooks/messages'), 200).body.messages as Array<{ organizationId: string, payload: { createdAt: string, data: { user: { id: string } } } }>
-    t.same(messages.map(m => [m.organizationId, m.payload.createdAt, m.payload.data.user.id]), [[org.organizationId, now, payload.data.user.id]], `${name}: its one message, the event at its now`)
+    const messages = expect('messages', await control(call, org, 'GET', '/_sandbox/webhooks/messages'), 200).body.messages as Array<{ organizationId: string, createdAt: string, payload: { createdAt: string, data: { user: { id: string } } } }>
+    t.same(messages.map(m => [m.organizationId, m.createdAt, m.payload.createdAt, m.payload.data.user.id]), [[org.organizationId, now, now, payload.data.user.id]], `${name}: its one message, made at its now, the event at its now`)
   }
 
   // A pins BTC for itself, at its now: A prices with its pin, B with the model.
@@ -365,6 +364,68 @@ t.test('an organization\'s events, webhook deliveries and pinned prices are on i
   t.equal((await sent.json()).user.createdAt, aNow, 'a body read from the socket: the handler still runs on the organization\'s clock')
   const socketLog = expect('request log', await control(call, a, 'GET', '/_sandbox/requests?method=POST&path=/core/users'), 200).body.requests
   t.same(socketLog.map((r: { timestamp: string }) => r.timestamp), [aNow, aNow], 'logged at the organization\'s now')
+})
+
+t.test('an organization\'s webhook retries wait for its own clock: its move sends them, another\'s does not', async t => {
+  const RETRY = 60
+  // The global clock stands still (the test's), so only a move of a clock makes a retry due.
+  const app = await build(t, { ...config, webhookRetrySchedule: [RETRY, RETRY] })
+  const call: Call = async options => await app.inject(options)
+  // Each receiver fails the first delivery and takes the next.
+  const receivers = { A: await startReceiver(t, n => n === 0 ? { status: 503 } : { status: 204 }), B: await startReceiver(t, n => n === 0 ? { status: 503 } : { status: 204 }) }
+  const a = await organization(call, randomUUID(), app.config.partnerArea)
+  const b = await organization(call, randomUUID(), app.config.partnerArea)
+  const orgs = { A: a, B: b }
+  expect('A moves', await control(call, a, 'POST', '/_sandbox/clock', { advanceSeconds: DAY }), 200)
+  type Message = { status: string, createdAt: string, nextAttemptAt: string | null, attempts: Array<{ attemptedAt: string, statusCode: number }> }
+  const messagesOf = async (org: Organization): Promise<Message[]> =>
+    expect('messages', await control(call, org, 'GET', '/_sandbox/webhooks/messages'), 200).body.messages as Message[]
+  // Its one message, once it has `count` attempts.
+  const untilAttempts = async (org: Organization, count: number): Promise<Message> => {
+    for (let i = 0; i < 1000; i++) {
+      const messages = await messagesOf(org)
+      if (messages.length > 1) throw new Error(`${messages.length} messages, not one`)
+      if (messages.length === 1 && messages[0].attempts.length >= count) return messages[0]
+      await new Promise(resolve => setTimeout(resolve, 10))
+    }
+    throw new Error(`no attempt ${count}`)
+  }
+  const at = (iso: string, seconds: number): string => new Date(Date.parse(iso) + seconds * 1000).toISOString()
+  const nows = { A: '', B: '' }
+  for (const name of ['A', 'B'] as const) {
+    const org = orgs[name]
+    expect('endpoint', await control(call, org, 'POST', '/_sandbox/webhooks/endpoints', { url: receivers[name].url, eventTypes: ['core.user.created'] }), 201)
+    nows[name] = (await clockOf(call, org)).now
+    expect('user', await injectHttp(call, await org.token()).call('POST', '/core/users', {
+      headers: userIp(),
+      body: { email: `retried-${org.organizationId}@example.com`, termsOfService: generalTerms('GB'), primaryCitizenship: 'GB', address: { country: 'GB' } }
+    }), 201)
+    const first = await untilAttempts(org, 1)
+    t.match(first, { status: 'pending', createdAt: nows[name], nextAttemptAt: at(nows[name], RETRY) }, `${name}: the first attempt failed, the next is due ${RETRY} s later on its clock`)
+    t.same(first.attempts.map(x => [x.attemptedAt, x.statusCode]), [[nows[name], 503]])
+  }
+  t.equal(seconds(nows.A, nows.B), DAY)
+
+  // A moves its clock by the retry's wait: A's retry goes out, B's waits.
+  expect('A moves on', await control(call, a, 'POST', '/_sandbox/clock', { advanceSeconds: RETRY }), 200)
+  const aDone = await untilAttempts(a, 2)
+  t.match(aDone, { status: 'delivered', nextAttemptAt: null }, 'A: delivered by the retry')
+  t.same(aDone.attempts.map(x => [x.attemptedAt, x.statusCode]), [[nows.A, 503], [at(nows.A, RETRY), 204]], 'A: the retry at A\'s new now')
+  t.equal(receivers.A.received[1].headers['webhook-timestamp'], String(Math.floor(Date.parse(at(nows.A, RETRY)) / 1000)), 'A: signed at its new now')
+  // The pass that took A's retry looked at B's messages too (on the global clock, which B is on):
+  // B's is still waiting.
+  const [bWaiting, ...more] = await messagesOf(b)
+  t.equal(more.length, 0)
+  t.match(bWaiting, { status: 'pending', nextAttemptAt: at(nows.B, RETRY) }, 'B: still waiting')
+  t.equal(bWaiting.attempts.length, 1)
+  t.equal(receivers.B.received.length, 1, 'B: no retry sent')
+
+  // B moves its own clock: now B's retry goes out.
+  expect('B moves', await control(call, b, 'POST', '/_sandbox/clock', { advanceSeconds: RETRY }), 200)
+  const bDone = await untilAttempts(b, 2)
+  t.match(bDone, { status: 'delivered', nextAttemptAt: null }, 'B: delivered by the retry')
+  t.same(bDone.attempts.map(x => [x.attemptedAt, x.statusCode]), [[nows.B, 503], [at(nows.B, RETRY), 204]])
+  t.equal(receivers.A.received.length, 2, 'A: nothing more')
 })
 
 t.test('organizations\' clocks are kept across a restart, a frozen one where the global clock moved it', async t => {

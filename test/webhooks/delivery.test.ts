@@ -254,7 +254,7 @@ t.test('a pending retry waits while its endpoint is disabled and goes out once e
 
   await app.inject({ method: 'PATCH', url: `${link.path}/api/endpoints/${endpoint.id}`, payload: { disabled: true } })
   app.clock.advance(10)
-  t.same(await app.storage.store(webhooksStore).due(app.clock.now(), 10), [], 'nothing is due for a disabled endpoint')
+  t.same(await app.storage.store(webhooksStore).due(app.clock.now(), 10, null), [], 'nothing is due for a disabled endpoint')
   const [waiting] = await portalMessages(app, link)
   t.equal(waiting.status, 'pending')
   t.equal(waiting.attempts.length, 1)
@@ -342,7 +342,7 @@ t.test('an endpoint gets its messages in the order of their events: a later one 
   }, 'both messages, the first tried')
   t.same(messages.map(m => [m.payload.data.user, m.attempts.length]).map(([u, n]) => [(u as { email: string }).email, n]),
     [['second@example.com', 0], ['first@example.com', 1]], 'the second has not been tried')
-  const due = await app.storage.store(webhooksStore).due(app.clock.now() + 60_000, 10)
+  const due = await app.storage.store(webhooksStore).due(app.clock.now() + 60_000, 10, null)
   t.same(due.map(d => d.message.id), [messages[1].id], 'only the first is due, even later: the second waits for it')
 
   app.clock.advance(1)

@@ -4,7 +4,7 @@
 import t from 'tap'
 import { randomUUID } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
-import { backend, build, DEMO_ORG, fileDatabasePath } from '../helpers.js'
+import { backend, build, DEMO_ORG, fileDatabasePath, makeClient } from '../helpers.js'
 import { testDatabase } from '../pg.js'
 import { Clock } from '../../src/clock.js'
 import { openPostgres, openSqlite, type Db } from '../../src/storage/db.js'
@@ -90,12 +90,13 @@ t.test('a finally failed message is pruned; a replayed one counts from its new s
 })
 
 /** Records one event (a user created, with its `core.user.created`) and waits until it is dispatched; its id. */
-async function dispatchedEvent (app: FastifyInstance): Promise<string> {
+async function dispatchedEvent (app: FastifyInstance, organizationId = DEMO_ORG): Promise<string> {
   const id = randomUUID()
-  const now = app.clock.iso()
+  const now = app.clock.nowFor(organizationId)
+  const iso = new Date(now).toISOString()
   const email = `${id}@example.com`
-  await app.storage.users.create({ id, organizationId: DEMO_ORG, email, createdAt: now, record: { id, type: 'individual', email, createdAt: now, updatedAt: now } },
-    [{ id: randomUUID(), organizationId: DEMO_ORG, type: 'core.user.created', payload: { userId: id }, createdAt: now }])
+  await app.storage.users.create({ id, organizationId, email, createdAt: iso, record: { id, type: 'individual', email, createdAt: iso, updatedAt: iso } },
+    [{ id: randomUUID(), organizationId, type: 'core.user.created', payload: { userId: id }, createdAt: iso }])
   app.events.recorded()
   await until(async () => (await eventRows(app)).find(e => e.payload.includes(id) && e.dispatched === 1), 'its dispatch')
   return id
@@ -117,6 +118,37 @@ t.test('events dispatched and recorded longer ago than the retention go; recent 
   t.ok(left[0].payload.includes(recent), 'the recent event stays')
   t.notOk(left[0].payload.includes(old))
   t.same(await retention(app).prune(), { messages: 0, managementLinks: 0, events: 0 }, 'nothing more to prune')
+})
+
+t.test('each organization\'s messages, links and events go by its own clock', async t => {
+  const app = await build(t, { webhookRetentionSeconds: HOUR, managementLinkTtlSeconds: 60 })
+  const receiver = await startReceiver(t)
+  const client = await makeClient(app)
+  const other = client.organizationId
+  // The demo organization's and the other's: a delivered message, an expired link, a dispatched event.
+  const demoMessage = await testEvent(app, await endpoint(app, receiver.url))
+  const demoLink = await managementLink(app)
+  const demoEvent = await dispatchedEvent(app)
+  const otherEndpoint = (await app.inject({ method: 'POST', url: `/_sandbox/webhooks/endpoints?organizationId=${other}`, payload: { url: receiver.url } })).json().endpoint.id as string
+  const otherMessage = (await app.inject({ method: 'POST', url: `/_sandbox/webhooks/endpoints/${otherEndpoint}/test?organizationId=${other}` })).json().message.id as string
+  const otherMessages = async (): Promise<MessageJson[]> => (await app.inject({ method: 'GET', url: `/_sandbox/webhooks/messages?organizationId=${other}` })).json().messages
+  await until(async () => (await otherMessages()).find(m => m.id === otherMessage && m.status === 'delivered'), 'the other\'s delivery')
+  const otherLink = await managementLink(app, client)
+  const otherEvent = await dispatchedEvent(app, other)
+
+  const demoMessages = (await messages(app)).filter(m => m.organizationId === DEMO_ORG).map(m => m.id)
+  t.equal(demoMessages.length, 2, 'the test event\'s and the event\'s')
+  t.ok(demoMessages.includes(demoMessage))
+  // The other organization moves its own clock two hours on; the global clock stays.
+  t.equal((await app.inject({ method: 'POST', url: `/_sandbox/clock?organizationId=${other}`, payload: { advanceSeconds: 2 * HOUR } })).statusCode, 200)
+  t.same(await retention(app).prune(), { messages: 2, managementLinks: 1, events: 1 }, 'the other organization\'s, an hour beyond retention on its clock')
+  t.same((await otherMessages()).map(m => m.id), [], 'the other\'s messages went')
+  t.same((await messages(app)).map(m => m.id), demoMessages, 'the demo organization\'s stay: on its clock, they were made just now')
+  const events = await eventRows(app)
+  t.ok(events.some(e => e.payload.includes(demoEvent)), 'the demo organization\'s event stays')
+  t.notOk(events.some(e => e.payload.includes(otherEvent)), 'the other\'s went')
+  t.equal((await app.inject({ method: 'GET', url: otherLink.path })).statusCode, 401, 'the other\'s expired link is now unknown')
+  t.equal((await app.inject({ method: 'GET', url: demoLink.path })).statusCode, 200, 'the demo organization\'s link still opens')
 })
 
 t.test('with retention 0 nothing is pruned', async t => {
