@@ -145,7 +145,10 @@ export interface RequestLogRow {
   path: string
   status: number
   clientId: string | null
-  /** The entry's JSON. */
+  /**
+   * The entry's JSON, as `JSON.stringify` writes it: so no line break (nor any control character,
+   * nor a lone surrogate) is in it, which the PostgreSQL store's append relies on.
+   */
   entry: string
 }
 
@@ -203,9 +206,12 @@ const FULL_SWEEP_EVERY = 1000
 export function requestLogStore (db: Db): RequestLogStore {
   if (db.dialect !== 'postgres') throw new Error('The request log table is used on PostgreSQL only (SQLite keeps the log in memory)')
   // The deletion cannot see the rows its own statement inserts; they are newer than its range.
-  const append = db.prepare<[string[], string[], number[], Array<string | null>, string[], number, number], number>(`WITH added AS (
+  // The entries go as one text, a line each, split by PostgreSQL: as a text array the driver
+  // escaped every quote of every entry's JSON (a regular expression over each), about a twentieth
+  // of a GET's CPU on PostgreSQL. JSON text has no line break (JSON.stringify escapes them).
+  const append = db.prepare<[string[], string[], number[], Array<string | null>, string, number, number], number>(`WITH added AS (
       INSERT INTO sandbox_request_log (method, path, status, client_id, entry)
-      SELECT method, path, status, client_id, entry FROM unnest(?::text[], ?::text[], ?::bigint[], ?::text[], ?::text[])
+      SELECT method, path, status, client_id, entry FROM unnest(?::text[], ?::text[], ?::bigint[], ?::text[], string_to_array(CAST(? AS TEXT), chr(10)))
         WITH ORDINALITY AS batch(method, path, status, client_id, entry, n)
       ORDER BY n
       RETURNING seq
@@ -233,9 +239,11 @@ export function requestLogStore (db: Db): RequestLogStore {
     async append (rows, capacity) {
       const kept = rows.length > capacity ? rows.slice(rows.length - capacity) : rows
       if (kept.length === 0) return
+      // A line break would shift every entry after it onto the wrong row: refused, never written.
+      if (kept.some(r => r.entry.includes('\n'))) throw new Error('a request log entry holds a line break: not JSON.stringify\'s text')
       const from = appends++ % FULL_SWEEP_EVERY === 0 ? 0 : deletedThrough
       const through = await append.get(kept.map(r => pgText(r.method)), kept.map(r => pgText(r.path)), kept.map(r => r.status),
-        kept.map(r => r.clientId === null ? null : pgText(r.clientId)), kept.map(r => r.entry), capacity, from)
+        kept.map(r => r.clientId === null ? null : pgText(r.clientId)), kept.map(r => r.entry).join('\n'), capacity, from)
       if (through !== undefined) deletedThrough = Math.max(deletedThrough, Number(through))
     },
     async search (s, capacity) {

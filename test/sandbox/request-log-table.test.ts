@@ -29,6 +29,18 @@ if (backend !== 'postgres') {
     t.same(await paths(storage.db), numbered(115, 124))
   })
 
+  t.test('entries holding what JSON escapes (line breaks, quotes, backslashes, control characters, lone surrogates) come back as they went', async t => {
+    const storage = await openTestStorage(t)
+    t.teardown(async () => { await storage.close() })
+    const store = requestLogStore(storage.db)
+    const values = ['two\nlines\r\n', 'a "quoted" \\ back\\slash', '\u0000\u0001\t\u001f', 'lone \ud800 and \udfff', 'pair \ud83d\ude00', '{"a":[1,"}"]}', '', 'é ü 漢 \u2028\u2029']
+    const rows = values.map((v, i) => ({ ...row(i), entry: JSON.stringify({ i, v }) }))
+    await store.append(rows, 100)
+    t.same((await store.search({ limit: 100 }, 100)).map(e => JSON.parse(e) as unknown).reverse(), values.map((v, i) => ({ i, v })))
+    await t.rejects(store.append([{ ...row(99), entry: '{"raw":"\n"}' }], 100), /line break/, 'an entry that is not JSON.stringify\'s text is refused')
+    t.equal(await store.count(100), values.length, 'and nothing of it written')
+  })
+
   t.test('two processes appending in turn (each with its own memory of what it deleted) keep the newest of both', async t => {
     const storage = await openTestStorage(t)
     t.teardown(async () => { await storage.close() })
