@@ -4,9 +4,13 @@
 // organization with its own clock (on that clock), then one for every other organization (on the
 // global clock). A pass's queries keep to its organizations (`onDueScope` in src/storage/shared.ts).
 import type { FastifyInstance } from 'fastify'
+import type { Clock } from '../clock.js'
 import type { DueScope } from '../storage/shared.js'
 
 export type { DueScope } from '../storage/shared.js'
+
+/** The clocks a run of due work goes by, in order: each organization's own, then (null) the global clock for every other. */
+export const dueScopes = (clock: Clock): DueScope[] => [...clock.organizations(), null]
 
 /**
  * Runs `work` (everything due at this instant, for the pass's organizations), one run at a time:
@@ -26,8 +30,7 @@ export function followDueWork (app: FastifyInstance, what: string, work: (scope:
   const all = async (): Promise<void> => {
     // Another replica may have moved an organization's clock: read the clocks first.
     await app.sharedState.refresh().catch(() => {})
-    for (const organizationId of app.clock.organizations()) await pass(organizationId)
-    await pass(null)
+    for (const scope of dueScopes(app.clock)) await pass(scope)
   }
   // Kicks coalesce: while a run waits to start, every kick is answered by it (it will see all
   // that happened before it starts). Without this, each move of a clock queued a run of its own,

@@ -20,7 +20,7 @@ import { request as httpsRequest } from 'node:https'
 import type { FastifyBaseLogger } from 'fastify'
 import type { Clock } from '../clock.js'
 import type { EventBus } from '../events.js'
-import type { DueScope } from '../storage/shared.js'
+import { dueScopes } from '../kit/due-work.js'
 import type { Storage } from '../storage/index.js'
 import type { AttemptOutcome, DueDelivery, WebhooksStore } from './store.js'
 import { newMessageId, sign } from './signing.js'
@@ -128,7 +128,7 @@ export class Dispatcher {
     if (this.#stopped) return
     const leaseMs = this.#o.leaseMs ?? leaseOverride.ms ?? leaseMsFor(this.#o.timeoutMs)
     const claimed: DueDelivery[] = []
-    for (const scope of scopes(clock)) claimed.push(...await this.#o.store.claimDue(clock.nowFor(scope), BATCH, scope, leaseMs, id => this.#inFlight.has(id)))
+    for (const scope of dueScopes(clock)) claimed.push(...await this.#o.store.claimDue(clock.nowFor(scope), BATCH, scope, leaseMs, id => this.#inFlight.has(id)))
     for (const delivery of claimed) {
       const id = delivery.message.id
       // Claimed: started even when stopping meanwhile, to give its lease back at once.
@@ -150,7 +150,7 @@ export class Dispatcher {
   async #arm (): Promise<void> {
     const { clock, store } = this.#o
     let delay = Infinity
-    for (const scope of scopes(clock)) {
+    for (const scope of dueScopes(clock)) {
       if (this.#stopped) return
       if (clock.frozenFor(scope)) continue
       const at = await store.nextDueAt(scope)
@@ -268,9 +268,6 @@ function post (target: string, headers: Record<string, string>, body: string, si
     request.end(body)
   })
 }
-
-/** The clocks a pass goes by: each organization's own, then the global clock for every other (null). */
-const scopes = (clock: Clock): DueScope[] => [...clock.organizations(), null]
 
 function describe (err: unknown): string {
   if (err instanceof Error) {

@@ -6,6 +6,7 @@
 // for each organization with a clock of its own, then one for every other on the global clock.
 import type { FastifyBaseLogger } from 'fastify'
 import type { Clock } from '../clock.js'
+import { dueScopes } from '../kit/due-work.js'
 import { BATCH, drain, Retention as PeriodicRetention } from '../kit/retention.js'
 import type { EventStore } from '../storage/types.js'
 import type { WebhooksStore } from './store.js'
@@ -34,7 +35,7 @@ export class Retention extends PeriodicRetention<Pruned> {
     const { store, events: outbox, clock, retentionSeconds } = this.#o
     if (retentionSeconds === 0) return { messages: 0, managementLinks: 0, events: 0 }
     const pruned: Pruned = { messages: 0, managementLinks: 0, events: 0 }
-    for (const scope of [...clock.organizations(), null]) {
+    for (const scope of dueScopes(clock)) {
       const before = clock.nowFor(scope) - retentionSeconds * 1000
       pruned.messages += await drain(() => store.pruneSettledMessages(before, BATCH, scope))
       pruned.managementLinks += await drain(() => store.pruneExpiredManagementLinks(before, BATCH, scope))
