@@ -98,8 +98,8 @@ export const WebhookMessage = Type.Object({
   status: Type.Union([Type.Literal('pending'), Type.Literal('delivered'), Type.Literal('failed')], {
     description: '`pending` while attempts remain, `delivered` after a 2xx, `failed` once the retry schedule is spent.'
   }),
-  nextAttemptAt: Type.Union([Timestamp, Type.Null()], { description: 'When the next attempt is due (sandbox clock), or null.' }),
-  createdAt: Timestamp,
+  nextAttemptAt: Type.Union([Timestamp, Type.Null()], { description: 'When the next attempt is due, on the message\'s organization\'s sandbox clock (moving or freezing that clock moves or holds it), or null.' }),
+  createdAt: Type.String({ format: 'date-time', description: 'When the message was made, on its organization\'s sandbox clock (UTC).' }),
   attempts: Type.Array(Type.Ref('WebhookAttempt'), { description: 'Every attempt, oldest first.' })
 }, { $id: 'WebhookMessage', description: 'An event delivered to one endpoint, with its attempts.' })
 export type WebhookMessage = Omit<Static<typeof WebhookMessage>, 'attempts'> & { attempts: WebhookAttempt[] }
