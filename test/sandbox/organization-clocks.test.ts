@@ -14,7 +14,7 @@ import { Clock } from '../../src/clock.js'
 import { Decimal } from '../../src/money/decimal.js'
 import { fpsDeposit, fpsDetails, newAccount, readyUser, type Answer, type Http } from '../transactions/http-support.js'
 import { acct } from '../transactions/support.js'
-import { startReceiver } from '../webhooks/support.js'
+import { startReceiver, until } from '../webhooks/support.js'
 import { ADMIN_TOKEN, asAdmin, injectHttp, organization, type Call, type Organization } from './organization-support.js'
 
 const DAY = 86_400
@@ -381,15 +381,11 @@ t.test('an organization\'s webhook retries wait for its own clock: its move send
   const messagesOf = async (org: Organization): Promise<Message[]> =>
     expect('messages', await control(call, org, 'GET', '/_sandbox/webhooks/messages'), 200).body.messages as Message[]
   // Its one message, once it has `count` attempts.
-  const untilAttempts = async (org: Organization, count: number): Promise<Message> => {
-    for (let i = 0; i < 1000; i++) {
-      const messages = await messagesOf(org)
-      if (messages.length > 1) throw new Error(`${messages.length} messages, not one`)
-      if (messages.length === 1 && messages[0].attempts.length >= count) return messages[0]
-      await new Promise(resolve => setTimeout(resolve, 10))
-    }
-    throw new Error(`no attempt ${count}`)
-  }
+  const untilAttempts = async (org: Organization, count: number): Promise<Message> => await until(async () => {
+    const messages = await messagesOf(org)
+    if (messages.length > 1) throw new Error(`${messages.length} messages, not one`)
+    return messages.length === 1 && messages[0].attempts.length >= count ? messages[0] : undefined
+  }, `attempt ${count}`)
   const at = (iso: string, seconds: number): string => new Date(Date.parse(iso) + seconds * 1000).toISOString()
   const nows = { A: '', B: '' }
   for (const name of ['A', 'B'] as const) {
