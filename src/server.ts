@@ -47,7 +47,7 @@ async function openConfiguredStorage (config: Config): Promise<Storage> {
 }
 
 /**
- * The request log keeps entries over a slot's size on the heap; the start command bounds the heap
+ * The request log keeps entries over 16 KiB on the heap (packed-texts.ts); the start command bounds the heap
  * (README, "The process and its resources"). Says so when a full log of the largest entries
  * could take more than half of it.
  */

@@ -2,7 +2,7 @@
 // every replica writes to and reads (RequestLogging, at the end of this file, says why each).
 // The ring: recording does little: the request's headers are written with their credentials
 // masked and the client they name is read (no credential stays in memory), and the entry is kept
-// as text (entry-text.ts) in a slot of an off-heap buffer. Masking bodies, cutting long ones and
+// as text (entry-text.ts), packed in off-heap pages (packed-texts.ts). Masking bodies, cutting long ones and
 // formatting happen when someone reads the log.
 // Why text off the heap: entries kept as objects outlive a couple of young-generation collections
 // under load, so the garbage collector promoted each one to the old generation, which then grew
@@ -16,6 +16,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Clock } from '../clock.js'
 import { redactUrl } from '../plugins/requests.js'
 import { EntryReader, EntryWriter } from './entry-text.js'
+import { PackedTexts } from './packed-texts.js'
 import { TurnBatch } from '../turn-batch.js'
 import { isCardLike, isCardPath, maskCardNumberField, maskCardText, maskLoneRuns, maskLuhnRuns } from '../plugins/card-numbers.js'
 import { refusedTokenClient, tokenEndpointClient } from '../auth/named-client.js'
@@ -251,11 +252,6 @@ function bodyJson (body: StoredBody): string | null {
   }
 }
 
-// Slot size: nearly every API request fits. A larger entry is kept as a string instead.
-const SLOT = 4096
-// Slots come in chunks, allocated when first used: a large REQUEST_LOG_SIZE reserves nothing up front.
-const CHUNK = 256
-
 /** A request answered in this turn of the event loop, not yet written. */
 interface Pending {
   request: FastifyRequest
@@ -323,10 +319,7 @@ export class RequestLog {
   readonly capacity: number
   readonly #clock: Clock
   readonly #pending: TurnBatch<Pending>
-  readonly #chunks: Buffer[] = []
-  /** Bytes of each entry in its slot; -1 when the entry is in #large. */
-  readonly #lengths: Int32Array
-  readonly #large = new Map<number, string>()
+  readonly #texts: PackedTexts
   /** The write number of the entry in each slot, and, by client, the last write a clear forgot. */
   readonly #seqs: Float64Array
   readonly #clearedThrough = new Map<string, number>()
@@ -339,7 +332,7 @@ export class RequestLog {
     this.capacity = capacity
     this.#clock = clock
     this.#pending = new TurnBatch(p => { this.#write(p) }, onError)
-    this.#lengths = new Int32Array(capacity)
+    this.#texts = new PackedTexts(capacity)
     this.#seqs = new Float64Array(capacity)
   }
 
@@ -356,7 +349,7 @@ export class RequestLog {
   }
 
   #write (pending: Pending): void {
-    this.#keep(this.#next, entryText(pending))
+    this.#texts.set(this.#next, entryText(pending))
     this.#seqs[this.#next] = ++this.#written
     this.#next = (this.#next + 1) % this.capacity
     if (this.#size < this.capacity) this.#size++
@@ -365,8 +358,7 @@ export class RequestLog {
   /** Forgets every request answered so far, written or not. */
   clear (): void {
     this.#pending.drop()
-    this.#chunks.length = 0
-    this.#large.clear()
+    this.#texts.clear()
     this.#next = 0
     this.#size = 0
     this.#clearedThrough.clear()
@@ -378,22 +370,8 @@ export class RequestLog {
     for (const id of clientIds) this.#clearedThrough.set(id, this.#written)
   }
 
-  #keep (index: number, text: string): void {
-    this.#large.delete(index)
-    if (text.length * 3 > SLOT && Buffer.byteLength(text) > SLOT) {
-      this.#large.set(index, text)
-      this.#lengths[index] = -1
-      return
-    }
-    const chunk = Math.floor(index / CHUNK)
-    this.#chunks[chunk] ??= Buffer.allocUnsafeSlow(CHUNK * SLOT)
-    this.#lengths[index] = this.#chunks[chunk].write(text, (index % CHUNK) * SLOT, 'utf8')
-  }
-
   #entry (index: number): Recorded {
-    const length = this.#lengths[index]
-    const start = (index % CHUNK) * SLOT
-    return readEntry(length < 0 ? this.#large.get(index)! : this.#chunks[Math.floor(index / CHUNK)].toString('utf8', start, start + length))
+    return readEntry(this.#texts.get(index))
   }
 
   /** Newest first, filtered, formatted for reading. */

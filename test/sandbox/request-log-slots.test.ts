@@ -1,9 +1,9 @@
-// The request log keeps its entries as text in fixed slots (and a larger entry apart): whatever
+// The request log keeps its entries as text packed in pages (and a larger entry apart): whatever
 // the size of an entry and wherever it falls in the ring, it reads back as it was recorded.
 import t from 'tap'
 import { accessToken, bearer, build, userIp } from '../helpers.js'
 
-t.test('small and large entries, across slot chunks and the wrap of the ring, read back whole', async t => {
+t.test('small and large entries, across pages and the wrap of the ring, read back whole', async t => {
   const app = await build(t, { requestLogSize: 300 })
   const token = await accessToken(app, { scope: 'core.users:create' })
   for (let i = 0; i < 290; i++) await app.inject({ method: 'GET', url: `/core/missing/${i}` })
