@@ -8,18 +8,28 @@
 // by path, which a bundle does not carry:
 // - better-sqlite3: its native module;
 // - pino: its transports start worker threads from its own files (the sandbox uses none, but
-//   Fastify's logger and ours must be the one instance, from one place);
+//   Fastify's logger and ours must be the one instance, from one place).
+// Two packages that read a few files of their own are bundled all the same, each `__dirname` in
+// them replaced by their folder in node_modules, found at run time (PACKAGE_DIRS below):
 // - @fastify/swagger: reads its own package.json;
 // - @fastify/swagger-ui: serves the docs page's static files from its own folder.
-// The bundle must not name `__dirname` or `__filename` (undefined in an ES module): the build fails
-// if a bundled package does.
+// Loaded from node_modules, they and what they load (yaml, @fastify/static, glob, send, mime: some
+// 130 files) took 50 to 90 ms of every start, most of it Node finding, reading and compiling each
+// file. Bundled, compiling the larger bundle takes back part of that: a start costs about 40 ms
+// less CPU in all (BENCHMARKS.md).
+// The bundle must not name `__dirname` or `__filename` (undefined in an ES module) anywhere else:
+// the build fails if a bundled package does.
 import { readFileSync } from 'node:fs'
 import { isDeepStrictEqual } from 'node:util'
 import { pathToFileURL } from 'node:url'
+import { dirname, relative } from 'node:path'
 import { build } from 'esbuild'
 import { patchPostgresQueue, POSTGRES_QUEUE, POSTGRES_QUEUE_FIXED } from './postgres-queue.js'
 
-const EXTERNAL = new Set(['better-sqlite3', 'pino', '@fastify/swagger', '@fastify/swagger-ui'])
+const EXTERNAL = new Set(['better-sqlite3', 'pino'])
+// Bundled packages whose files name `__dirname`: their folder, resolved from dist/ at run time.
+const PACKAGE_DIRS = ['@fastify/swagger', '@fastify/swagger-ui']
+const inPackage = (path, name) => path.replace(/\\/g, '/').split('/node_modules/').at(-1).startsWith(name + '/')
 // The modules of packages that hold only data, written as literals (see the 'data-as-json' plugin).
 const DATA_MODULES = /[\\/]node_modules[\\/]iso-3166[\\/][^\\/]+\.js$/
 const packageOf = (specifier) => specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/')
@@ -56,6 +66,22 @@ await build({
           return `export const ${name} = JSON.parse(${JSON.stringify(text)})`
         })
         return { contents: lines.join('\n'), loader: 'js' }
+      })
+    }
+  }, {
+    // `__dirname` in PACKAGE_DIRS' files: the file's folder inside its package, under the package's
+    // folder as `require.resolve` finds it at run time (the banner's `require`, from dist/).
+    name: 'package-dirs',
+    setup (b) {
+      b.onLoad({ filter: /[\\/]node_modules[\\/]@fastify[\\/]swagger(-ui)?[\\/].*\.js$/ }, ({ path }) => {
+        const name = PACKAGE_DIRS.find(n => inPackage(path, n))
+        const source = readFileSync(path, 'utf8')
+        if (name === undefined || !source.includes('__dirname')) return undefined
+        const file = path.replace(/\\/g, '/')
+        const root = file.slice(0, file.lastIndexOf('/node_modules/') + '/node_modules/'.length) + name
+        const inside = relative(root, dirname(file)).replace(/\\/g, '/')
+        const folder = `require('node:path').join(require('node:path').dirname(require.resolve(${JSON.stringify(name)})), ${JSON.stringify(inside)})`
+        return { contents: source.replace(/\b__dirname\b/g, `(${folder})`), loader: 'js' }
       })
     }
   }, {

@@ -142,9 +142,9 @@ t.test('the built bundle starts, answers health, serves the API description and 
   t.match(read('dist/server.js'), /\biso31662 = JSON\.parse\(/, 'the subdivisions are JSON text in the bundle')
 })
 
-// The bundle carries Fastify, Ajv and its formats, the country list, JSON Patch and the JWT
-// verifier, and imports pino and the docs' packages from node_modules: each is used here once, as
-// the built server runs it.
+// The bundle carries Fastify, Ajv and its formats, the country list, JSON Patch, the JWT verifier
+// and the docs' packages (which find their own files in node_modules at run time), and imports
+// pino from node_modules: each is used here once, as the built server runs it.
 t.test('the built bundle validates, stores, patches, serves the docs and the dashboard, and logs', async t => {
   const { url, stdout } = await startBuilt(t, { LOG_LEVEL: 'info' })
   const issued = await tokenFor(url, 'core.users:create core.users.metadata:read core.users.metadata:write core.users:act-on-behalf-of')
@@ -183,6 +183,13 @@ t.test('the built bundle validates, stores, patches, serves the docs and the das
   const css = await fetch(`${url}/docs/static/swagger-ui.css`)
   t.equal(css.status, 200)
   t.match(css.headers.get('content-type'), /^text\/css/)
+  // The docs page's own files, read from its package's folder (scripts/bundle.js, PACKAGE_DIRS).
+  const logo = await fetch(`${url}/docs/static/logo.svg`)
+  t.equal(logo.status, 200)
+  t.match(await logo.text(), /<svg /)
+  const yaml = await fetch(`${url}/docs/yaml`)
+  t.equal(yaml.status, 200)
+  t.match(await yaml.text(), /^openapi: 3\.1\.0/m)
   const dashboard = await fetch(`${url}/_sandbox/`)
   t.equal(dashboard.status, 200)
   t.match(dashboard.headers.get('content-type'), /^text\/html/)
