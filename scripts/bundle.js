@@ -29,6 +29,8 @@ import { patchPostgresQueue, POSTGRES_QUEUE, POSTGRES_QUEUE_FIXED } from './post
 const EXTERNAL = new Set(['better-sqlite3', 'pino'])
 // Bundled packages whose files name `__dirname`: their folder, resolved from dist/ at run time.
 const PACKAGE_DIRS = ['@fastify/swagger', '@fastify/swagger-ui']
+// Their files, by path: `node_modules/<name>/...js` for each name.
+const PACKAGE_FILES = new RegExp(`[\\\\/]node_modules[\\\\/](?:${PACKAGE_DIRS.map(n => n.replace(/[/]/g, '[\\\\/]')).join('|')})[\\\\/].*\\.js$`)
 const inPackage = (path, name) => path.replace(/\\/g, '/').split('/node_modules/').at(-1).startsWith(name + '/')
 // The modules of packages that hold only data, written as literals (see the 'data-as-json' plugin).
 const DATA_MODULES = /[\\/]node_modules[\\/]iso-3166[\\/][^\\/]+\.js$/
@@ -73,7 +75,7 @@ await build({
     // folder as `require.resolve` finds it at run time (the banner's `require`, from dist/).
     name: 'package-dirs',
     setup (b) {
-      b.onLoad({ filter: /[\\/]node_modules[\\/]@fastify[\\/]swagger(-ui)?[\\/].*\.js$/ }, ({ path }) => {
+      b.onLoad({ filter: PACKAGE_FILES }, ({ path }) => {
         const name = PACKAGE_DIRS.find(n => inPackage(path, n))
         const source = readFileSync(path, 'utf8')
         if (name === undefined || !source.includes('__dirname')) return undefined

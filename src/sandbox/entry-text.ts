@@ -2,7 +2,8 @@
 // colon, and the field as it is, so nothing needs escaping when a request is recorded. JSON text
 // did the same job, but JSON.stringify of every entry cost more than all the rest of recording.
 // A null field is `~`. Header values and bodies that are not strings are kept as JSON (tagged).
-// Lengths survive the UTF-8 of the log's pages (packed-texts.ts): a lone surrogate comes back as U+FFFD, one code unit too.
+// Lengths survive the UTF-8 of the log's pages (packed-texts.ts): a lone surrogate comes back as
+// U+FFFD, one code unit too.
 
 /** Builds an entry's text, field after field. */
 export class EntryWriter {

@@ -2,8 +2,8 @@
 // every replica writes to and reads (RequestLogging, at the end of this file, says why each).
 // The ring: recording does little: the request's headers are written with their credentials
 // masked and the client they name is read (no credential stays in memory), and the entry is kept
-// as text (entry-text.ts), packed in off-heap pages (packed-texts.ts). Masking bodies, cutting long ones and
-// formatting happen when someone reads the log.
+// as text (entry-text.ts), packed in off-heap pages (packed-texts.ts). Masking bodies, cutting long
+// ones and formatting happen when someone reads the log.
 // Why text off the heap: entries kept as objects outlive a couple of young-generation collections
 // under load, so the garbage collector promoted each one to the old generation, which then grew
 // by megabytes a second and cost more CPU than the rest of the request's logging.
