@@ -1,10 +1,13 @@
 // npm run build, second step: bundles the compiled server (dist/src) and the pure JavaScript packages
-// it runs on into one file, dist/server.js, the file every start command runs. Fastify, Ajv, TypeBox
-// and the rest are hundreds of small modules: finding, reading and linking them was the largest part
-// of the time from start to the first healthy answer (one file instead: about a fifth less, measured
-// as starts of the two builds taken in turn).
+// it runs on into one file, dist/server.bundle.cjs; starts it once to keep V8's compiled code for it
+// (dist/server.bundle.cache, see src/code-cache.ts); and writes dist/server.js, the file every start
+// command runs, which compiles the bundle with that cache. Fastify, Ajv, TypeBox and the rest are
+// hundreds of small modules: finding, reading and linking them was the largest part of the time
+// from start to the first healthy answer (one file instead: about a fifth less, measured as starts
+// of the two builds taken in turn). The bundle is CommonJS because V8's code cache takes a script,
+// not an ES module (code-cache.ts says why).
 //
-// A package stays an import resolved from node_modules at run time when it needs files of its own
+// A package stays a `require` resolved from node_modules at run time when it needs files of its own
 // by path, which a bundle does not carry:
 // - better-sqlite3: its native module;
 // - pino: its transports start worker threads from its own files (the sandbox uses none, but
@@ -17,15 +20,18 @@
 // 130 files) took 50 to 90 ms of every start, most of it Node finding, reading and compiling each
 // file. Bundled, compiling the larger bundle takes back part of that: a start costs about 40 ms
 // less CPU in all (BENCHMARKS.md).
-// The bundle must not name `__dirname` or `__filename` (undefined in an ES module) anywhere else:
-// the build fails if a bundled package does.
+// The bundle must not name `__dirname` or `__filename` anywhere else (they would name dist/, not
+// the package's folder): the build fails if a bundled package does.
 import { readFileSync } from 'node:fs'
 import { isDeepStrictEqual } from 'node:util'
 import { pathToFileURL } from 'node:url'
 import { dirname, relative } from 'node:path'
+import { execFileSync } from 'node:child_process'
 import { build } from 'esbuild'
 import { patchPostgresQueue, POSTGRES_QUEUE, POSTGRES_QUEUE_FIXED } from './postgres-queue.js'
 
+const BUNDLE = 'dist/server.bundle.cjs'
+const CODE_CACHE = 'dist/server.bundle.cache'
 const EXTERNAL = new Set(['better-sqlite3', 'pino'])
 // Bundled packages whose files name `__dirname`: their folder, resolved from dist/ at run time.
 const PACKAGE_DIRS = ['@fastify/swagger', '@fastify/swagger-ui']
@@ -38,19 +44,17 @@ const packageOf = (specifier) => specifier.split('/').slice(0, specifier.startsW
 
 await build({
   entryPoints: ['dist/src/server.js'],
-  outfile: 'dist/server.js',
+  outfile: BUNDLE,
   bundle: true,
   platform: 'node',
-  format: 'esm',
+  format: 'cjs',
   target: 'node20',
   sourcemap: true,
-  // The licence comments of bundled packages go to dist/server.js.LEGAL.txt: one of them names its
+  // The licence comments of bundled packages go to dist/server.bundle.cjs.LEGAL.txt: one of them names its
   // author in a letter outside Latin-1, which made V8 hold the whole 4 MB source as a two-byte
   // string (8 MB of heap, for as long as the server runs). Checked below.
   legalComments: 'external',
   logLevel: 'warning',
-  // Bundled CommonJS packages call require() (for Node's own modules, and for the external ones).
-  banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
   plugins: [{
     // Data modules as JSON text: `iso-3166` writes its 5 000 subdivisions as one JavaScript array
     // literal. In the bundle it sat in the module's top-level code, whose syntax tree V8 builds whole
@@ -72,7 +76,7 @@ await build({
     }
   }, {
     // `__dirname` in PACKAGE_DIRS' files: the file's folder inside its package, under the package's
-    // folder as `require.resolve` finds it at run time (the banner's `require`, from dist/).
+    // folder as `require.resolve` finds it at run time (the bundle's `require`, from dist/).
     name: 'package-dirs',
     setup (b) {
       b.onLoad({ filter: PACKAGE_FILES }, ({ path }) => {
@@ -82,7 +86,8 @@ await build({
         const file = path.replace(/\\/g, '/')
         const root = file.slice(0, file.lastIndexOf('/node_modules/') + '/node_modules/'.length) + name
         const inside = relative(root, dirname(file)).replace(/\\/g, '/')
-        const folder = `require('node:path').join(require('node:path').dirname(require.resolve(${JSON.stringify(name)})), ${JSON.stringify(inside)})`
+        // `require['resolve']`: esbuild would take `require.resolve` for a package to bundle.
+        const folder = `require('node:path').join(require('node:path').dirname(require['resolve'](${JSON.stringify(name)})), ${JSON.stringify(inside)})`
         return { contents: source.replace(/\b__dirname\b/g, `(${folder})`), loader: 'js' }
       })
     }
@@ -100,20 +105,41 @@ await build({
   }]
 })
 
-const bundle = readFileSync('dist/server.js', 'utf8')
+const bundle = readFileSync(BUNDLE, 'utf8')
 const wide = /[\u0100-\u{10ffff}]/u.exec(bundle)
 if (wide !== null) {
   const line = bundle.slice(0, wide.index).split('\n').length
-  process.stderr.write(`scripts/bundle.js: dist/server.js line ${line} has ${JSON.stringify(wide[0])}, outside Latin-1: V8 would keep the whole source as two bytes a character; escape it\n`)
+  process.stderr.write(`scripts/bundle.js: ${BUNDLE} line ${line} has ${JSON.stringify(wide[0])}, outside Latin-1: V8 would keep the whole source as two bytes a character; escape it\n`)
   process.exit(1)
 }
 if (!bundle.includes(POSTGRES_QUEUE_FIXED)) {
-  process.stderr.write('scripts/bundle.js: postgres.js\'s queue is in dist/server.js without its fix (scripts/postgres-queue.js)\n')
+  process.stderr.write(`scripts/bundle.js: postgres.js\'s queue is in ${BUNDLE} without its fix (scripts/postgres-queue.js)\n`)
   process.exit(1)
 }
 const unresolvable = /\b__(dirname|filename)\b/.exec(bundle)
 if (unresolvable !== null) {
   const line = bundle.slice(0, unresolvable.index).split('\n').length
-  process.stderr.write(`scripts/bundle.js: dist/server.js line ${line} names ${unresolvable[0]}, which an ES module does not have: keep its package external\n`)
+  process.stderr.write(`scripts/bundle.js: ${BUNDLE} line ${line} names ${unresolvable[0]}, which would name dist/, not its package's folder: keep its package external or list it in PACKAGE_DIRS\n`)
   process.exit(1)
 }
+
+// V8's code cache for the bundle, from one start of it in a process of its own, with the V8 flags of
+// `npm start` (V8 rejects a cache made under other flags), on an in-memory database and a free port
+// of loopback, and none of the caller's environment (no DATABASE_URL, no NODE_OPTIONS).
+const startFlags = JSON.parse(readFileSync('package.json', 'utf8')).scripts.start.split(' ').filter(word => word.startsWith('--'))
+execFileSync(process.execPath, [...startFlags, 'scripts/code-cache.js', BUNDLE, CODE_CACHE], {
+  env: { PATH: process.env.PATH, DATABASE_PATH: ':memory:', HOST: '127.0.0.1', PORT: '0' },
+  stdio: ['ignore', 'ignore', 'inherit']
+})
+
+// Last, so that a build that stopped on the way leaves no dist/server.js newer than the sources
+// (scripts/build-check.js).
+await build({
+  entryPoints: ['dist/src/launch.js'],
+  outfile: 'dist/server.js',
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  logLevel: 'warning'
+})

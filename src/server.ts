@@ -1,4 +1,3 @@
-#!/usr/bin/env -S node --max-old-space-size=192 --max-semi-space-size=8 --v8-pool-size=1
 // Reads the configuration, builds the app, listens, prints a short banner and shuts down cleanly
 // on SIGINT/SIGTERM (stop accepting, finish in-flight requests, close the database).
 import './tick-shape.js'
@@ -9,6 +8,7 @@ import { openStorage, type Storage } from './storage/index.js'
 import { isUnavailable } from './storage/db.js'
 import { LARGEST_ENTRY_CHARS } from './sandbox/request-log.js'
 import { getHeapStatistics } from 'node:v8'
+import type { FastifyInstance } from 'fastify'
 
 /**
  * Opens the configured database. PostgreSQL (DATABASE_URL) that cannot be reached is tried again,
@@ -86,7 +86,7 @@ function banner (config: Config, url: string): string {
   return lines.join('\n')
 }
 
-async function main (): Promise<void> {
+async function main (): Promise<FastifyInstance> {
   let config: Config
   try {
     config = loadConfig(process.env, process.argv.slice(2))
@@ -123,9 +123,11 @@ async function main (): Promise<void> {
   }
   process.on('SIGINT', () => shutdown('SIGINT'))
   process.on('SIGTERM', () => shutdown('SIGTERM'))
+  return app
 }
 
-main().catch((err: unknown) => {
+/** The app once it listens (the build's code cache starts the server once: code-cache.ts). */
+export const started: Promise<FastifyInstance | undefined> = main().catch((err: unknown) => {
   process.stderr.write(`Failed to start: ${err instanceof Error ? err.message : String(err)}\n`)
   process.exit(1)
 })

@@ -1,0 +1,7 @@
+#!/usr/bin/env -S node --max-old-space-size=192 --max-semi-space-size=8 --v8-pool-size=1
+// dist/server.js, the file every start command runs: the server's bundle, compiled with the code
+// cache the build made for it (code-cache.ts).
+import { fileURLToPath } from 'node:url'
+import { compileBundle } from './code-cache.js'
+
+compileBundle(fileURLToPath(new URL('server.bundle.cjs', import.meta.url)), fileURLToPath(new URL('server.bundle.cache', import.meta.url))).run()
