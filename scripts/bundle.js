@@ -22,7 +22,7 @@
 // less CPU in all (BENCHMARKS.md).
 // The bundle must not name `__dirname` or `__filename` anywhere else (they would name dist/, not
 // the package's folder): the build fails if a bundled package does.
-import { readFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { isDeepStrictEqual } from 'node:util'
 import { pathToFileURL } from 'node:url'
 import { dirname, relative } from 'node:path'
@@ -40,6 +40,10 @@ const PACKAGE_FILES = new RegExp(`[\\\\/]node_modules[\\\\/](?:${PACKAGE_DIRS.ma
 const inPackage = (path, name) => path.replace(/\\/g, '/').split('/node_modules/').at(-1).startsWith(name + '/')
 // The modules of packages that hold only data, written as literals (see the 'data-as-json' plugin).
 const DATA_MODULES = /[\\/]node_modules[\\/]iso-3166[\\/][^\\/]+\.js$/
+// Fastify's server module, and Node's modules it loads when they are used ('fastify-servers-on-use').
+const FASTIFY_SERVER = /[\\/]node_modules[\\/]fastify[\\/]lib[\\/]server\.js$/
+// What the server module calls of each: all it uses of them.
+const LOADED_ON_USE = { http2: ['createSecureServer', 'createServer'], https: ['createServer'] }
 const packageOf = (specifier) => specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/')
 
 await build({
@@ -97,6 +101,28 @@ await build({
       b.onResolve({ filter: /^[^./]/ }, ({ path }) => path.startsWith('node:') || EXTERNAL.has(packageOf(path)) ? { path, external: true } : undefined)
     }
   }, {
+    // Fastify's server module loads node:http2 and node:https at once, for a server that speaks
+    // HTTP/2 or TLS (options the sandbox never sets): node:http2 is the largest of Node's own
+    // modules a start loads, and node:https loads TLS; together about 15 ms of every start. Here
+    // each is loaded when such a server is made. The build fails if the module uses them for
+    // anything else, or no longer loads them this way.
+    name: 'fastify-servers-on-use',
+    setup (b) {
+      b.onLoad({ filter: FASTIFY_SERVER }, ({ path }) => {
+        let source = readFileSync(path, 'utf8')
+        for (const [name, calls] of Object.entries(LOADED_ON_USE)) {
+          const line = `const ${name} = require('node:${name}')`
+          const used = new Set([...source.matchAll(new RegExp(`(?<![{<\\w.])${name}\\.(\\w+)`, 'g'))].map(m => m[1]))
+          if (!source.includes(line) || [...used].some(use => !calls.includes(use))) {
+            throw new Error(`${path}: not the node:${name} use scripts/bundle.js expects (${[...used].join(', ')})`)
+          }
+          const onUse = calls.map(call => `${call}: (...args) => require('node:${name}').${call}(...args)`)
+          source = source.replace(line, `const ${name} = { ${onUse.join(', ')} }`)
+        }
+        return { contents: source, loader: 'js' }
+      })
+    }
+  }, {
     // postgres.js's queue, fixed (scripts/postgres-queue.js says why).
     name: 'postgres-queue',
     setup (b) {
@@ -113,7 +139,7 @@ if (wide !== null) {
   process.exit(1)
 }
 if (!bundle.includes(POSTGRES_QUEUE_FIXED)) {
-  process.stderr.write(`scripts/bundle.js: postgres.js\'s queue is in ${BUNDLE} without its fix (scripts/postgres-queue.js)\n`)
+  process.stderr.write(`scripts/bundle.js: postgres.js's queue is in ${BUNDLE} without its fix (scripts/postgres-queue.js)\n`)
   process.exit(1)
 }
 const unresolvable = /\b__(dirname|filename)\b/.exec(bundle)
@@ -122,6 +148,11 @@ if (unresolvable !== null) {
   process.stderr.write(`scripts/bundle.js: ${BUNDLE} line ${line} names ${unresolvable[0]}, which would name dist/, not its package's folder: keep its package external or list it in PACKAGE_DIRS\n`)
   process.exit(1)
 }
+
+// Stored as Latin-1, one byte a character (every character fits, checked above), and read so by
+// src/code-cache.ts: Node decodes Latin-1 by copying bytes, where decoding the same 4 MB as UTF-8
+// took 12 to 15 ms of every start.
+writeFileSync(BUNDLE, bundle, 'latin1')
 
 // V8's code cache for the bundle, from one start of it in a process of its own, with the V8 flags of
 // `npm start` (V8 rejects a cache made under other flags), on an in-memory database and a free port

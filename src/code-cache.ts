@@ -41,7 +41,8 @@ export function compileBundle (bundle: string, cacheFile: string): CompiledBundl
     cachedData = readFileSync(cacheFile)
   } catch {}
   // The wrapper Node gives a CommonJS module, so the bundle sees `require`, `module` and the rest.
-  const source = `(function (exports, require, module, __filename, __dirname) {${readFileSync(bundleFile, 'utf8')}\n})`
+  // The build stores the bundle as Latin-1 (scripts/bundle.js).
+  const source = `(function (exports, require, module, __filename, __dirname) {${readFileSync(bundleFile, 'latin1')}\n})`
   const script = new Script(source, {
     filename: bundleFile,
     cachedData,

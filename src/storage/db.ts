@@ -12,7 +12,7 @@ import { AsyncContext, snapshot } from '../async-context.js'
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import Database from 'better-sqlite3'
-import postgres from 'postgres'
+import type postgres from 'postgres'
 
 export type Dialect = 'sqlite' | 'postgres'
 /** SQL text, or one text per dialect where they disagree. */
@@ -54,7 +54,7 @@ export interface Db {
 export const isConstraint = (err: unknown): boolean => {
   const code = (err as { code?: unknown } | null)?.code
   if (typeof code !== 'string') return false
-  return code.startsWith('SQLITE_CONSTRAINT') || (err instanceof postgres.PostgresError && code.startsWith('23'))
+  return code.startsWith('SQLITE_CONSTRAINT') || (PostgresError !== undefined && err instanceof PostgresError && code.startsWith('23'))
 }
 
 /** The database cannot be reached (PostgreSQL away): the request is answered 503. */
@@ -393,9 +393,9 @@ class PostgresDb extends GroupCommitDb implements Db {
   readonly dialect = 'postgres' as const
   readonly sql: Sql
   #open = true
-  constructor (options: PostgresOptions) {
+  constructor (driver: typeof postgres, options: PostgresOptions) {
     super()
-    this.sql = postgres(options.url, {
+    this.sql = driver(options.url, {
       max: options.max ?? 10,
       connect_timeout: options.connectTimeoutSeconds ?? 10,
       idle_timeout: 0,
@@ -476,7 +476,15 @@ class PostgresDb extends GroupCommitDb implements Db {
 export type { SqliteDb, PostgresDb }
 
 export function openSqlite (path: string): SqliteDb { return new SqliteDb(path) }
-export function openPostgres (options: PostgresOptions): PostgresDb { return new PostgresDb(options) }
+// postgres.js, loaded by the first openPostgres: a start on SQLite does not load it, nor Node's TLS
+// and performance modules it loads (about 10 ms of a start).
+let PostgresError: typeof postgres.PostgresError | undefined
+
+export async function openPostgres (options: PostgresOptions): Promise<PostgresDb> {
+  const driver = (await import('postgres')).default
+  PostgresError = driver.PostgresError
+  return new PostgresDb(driver, options)
+}
 
 export interface GroupCommit {
   /** Runs `work` atomically in the next group commit; settles once that commit is durable. */

@@ -63,7 +63,7 @@ export interface StorageOptions {
 export async function openStorage (options: StorageOptions | string): Promise<Storage> {
   const o = typeof options === 'string' ? { databasePath: options } : options
   const db: Db = o.databaseUrl !== undefined && o.databaseUrl !== ''
-    ? openPostgres({ url: o.databaseUrl, connectTimeoutSeconds: o.connectTimeoutSeconds, max: o.poolSize })
+    ? await openPostgres({ url: o.databaseUrl, connectTimeoutSeconds: o.connectTimeoutSeconds, max: o.poolSize })
     : openSqlite(o.databasePath)
   try {
     await migrate(db, coreMigrations.map(m => ({ ...m, name: `core/${m.name}` })))

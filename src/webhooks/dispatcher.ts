@@ -16,7 +16,6 @@
 import { randomUUID } from 'node:crypto'
 import { performance } from 'node:perf_hooks'
 import { request as httpRequest } from 'node:http'
-import { request as httpsRequest } from 'node:https'
 import type { FastifyBaseLogger } from 'fastify'
 import type { Clock } from '../clock.js'
 import type { EventBus } from '../events.js'
@@ -241,10 +240,12 @@ export class Dispatcher {
  * 6666, ...) that a receiver may well use. Resolves with the status and the start of the body;
  * redirects are answers like any other (not followed).
  */
-function post (target: string, headers: Record<string, string>, body: string, signal: AbortSignal): Promise<{ statusCode: number, body: string }> {
-  return new Promise((resolve, reject) => {
-    const url = new URL(target)
-    const request = (url.protocol === 'https:' ? httpsRequest : httpRequest)(url, {
+async function post (target: string, headers: Record<string, string>, body: string, signal: AbortSignal): Promise<{ statusCode: number, body: string }> {
+  const url = new URL(target)
+  // node:https (and with it TLS) is loaded by the first https delivery, not by every start.
+  const send = url.protocol === 'https:' ? (await import('node:https')).request : httpRequest
+  return await new Promise((resolve, reject) => {
+    const request = send(url, {
       method: 'POST',
       headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
       signal

@@ -1,6 +1,8 @@
-// The shipped way to start: `npm ci` (its `prepare` script) or `npm run build` makes dist/server.js
-// (the server and its pure JavaScript packages in one file); `npm start` checks that the build is
-// current and runs it, and the image's CMD and the bin's first line run it with the same flags.
+// The shipped way to start: `npm ci` (its `prepare` script) or `npm run build` makes the bundle
+// (dist/server.bundle.cjs: the server and its pure JavaScript packages in one file), V8's code
+// cache for it, and dist/server.js, which runs the bundle with that cache; `npm start` checks that
+// the build is current and runs it, and the image's CMD and the bin's first line run it with the
+// same flags.
 import t, { type Test } from 'tap'
 import { execFileSync, spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
@@ -16,7 +18,7 @@ const read = (file: string): string => readFileSync(join(ROOT, file), 'utf8')
 
 const startScript = (JSON.parse(read('package.json')) as { scripts: { start: string } }).scripts.start.split(' ')
 const cmd = JSON.parse(/^CMD (\[.*\])$/m.exec(read('Dockerfile'))![1]) as string[]
-const shebang = read('src/server.ts').split('\n')[0]
+const shebang = read('src/launch.ts').split('\n')[0]
 
 t.test('npm start, the image and the bin run node with the same flags', async t => {
   t.same(startScript, ['node', '--max-old-space-size=192', '--max-semi-space-size=8', '--v8-pool-size=1', 'scripts/start.js'])
@@ -90,6 +92,35 @@ t.test('npm start answers health without building', async t => {
   t.ok(elapsed < 5000, `healthy within seconds (${elapsed} ms), not after a build`)
 })
 
+// The build keeps V8's code cache for the bundle (src/code-cache.ts), made under the V8 flags of
+// `npm start`: V8 takes it under those flags, and a start under others compiles without it.
+t.test('the build\'s code cache is taken under the flags of npm start, and a start without them works', async t => {
+  ensureBuilt()
+  const probe = "import { compileBundle } from './dist/src/code-cache.js'; process.stdout.write(String(compileBundle('dist/server.bundle.cjs', 'dist/server.bundle.cache').cacheUsed))"
+  const taken = (flags: string[]): string => execFileSync(process.execPath, [...flags, '--input-type=module', '-e', probe], { cwd: ROOT, env: { PATH: process.env.PATH }, encoding: 'utf8' })
+  t.equal(taken(startScript.slice(1, -1)), 'true', 'V8 takes the cache under the flags of npm start')
+  t.equal(taken([]), 'false', 'and rejects it under other flags')
+
+  const dir = mkdtempSync(join(tmpdir(), 'start-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const child = spawn(process.execPath, ['dist/server.js'], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH, PORT: '0', HOST: '127.0.0.1', DATABASE_PATH: join(dir, 'sandbox.db'), LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'pipe', 'inherit']
+  })
+  t.teardown(() => { child.kill('SIGTERM') })
+  let stdout = ''
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout.on('data', chunk => {
+      stdout += chunk
+      const match = /listening on (http:\/\/\S+)/.exec(stdout)
+      if (match !== null) resolve(match[1])
+    })
+    child.on('exit', code => reject(new Error(`exited with ${code}`)))
+  })
+  t.equal((await fetch(`${url}/_sandbox/health`)).status, 200, 'node dist/server.js without the flags answers health')
+})
+
 /** Starts the build as `npm start` does (scripts/start.js, same flags); resolves once it listens. */
 async function startBuilt (t: Test, env: Record<string, string>): Promise<{ url: string, stdout: () => string }> {
   ensureBuilt()
@@ -139,7 +170,7 @@ t.test('the built bundle starts, answers health, serves the API description and 
   t.same(countries.map(c => [c.code, c.name]).sort(), iso31661.map(c => [c.alpha2, c.name]).sort())
   t.same(countries.flatMap(c => c.subdivisions.map(s => [s.code, s.name])).sort(), iso31662.map(s => [s.code, s.name]).sort())
   t.equal(countries.find(c => c.code === 'AX')?.name, 'Åland Islands')
-  t.match(read('dist/server.js'), /\biso31662 = JSON\.parse\(/, 'the subdivisions are JSON text in the bundle')
+  t.match(read('dist/server.bundle.cjs'), /\biso31662 = JSON\.parse\(/, 'the subdivisions are JSON text in the bundle')
 })
 
 // The bundle carries Fastify, Ajv and its formats, the country list, JSON Patch, the JWT verifier

@@ -32,7 +32,7 @@ const tables = async (db: Db): Promise<string[]> =>
 async function emptyDb (t: Teardown): Promise<Db> {
   let db: Db
   if (backend === 'postgres') {
-    db = openPostgres({ url: await testDatabase(t) })
+    db = await openPostgres({ url: await testDatabase(t) })
     // The test databases are copies of a migrated template: emptied here.
     await db.exec('DROP SCHEMA public CASCADE; CREATE SCHEMA public')
   } else {

@@ -181,7 +181,7 @@ t.test('the sandbox prunes at start, and periodically', async t => {
 async function emptyDb (t: { teardown: (fn: () => unknown) => void }): Promise<Db> {
   let db: Db
   if (backend === 'postgres') {
-    db = openPostgres({ url: await testDatabase(t) })
+    db = await openPostgres({ url: await testDatabase(t) })
     // The test databases are copies of a migrated template: emptied here.
     await db.exec('DROP SCHEMA public CASCADE; CREATE SCHEMA public')
   } else {
