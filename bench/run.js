@@ -120,7 +120,7 @@ const track = (child, group) => {
   return child
 }
 
-/** The pid of the server `npm start` runs: npm starts a shell, which starts node with scripts/start.js. */
+/** The pid of the server `npm start` runs: npm starts a shell, which starts node with scripts/start.cjs. */
 function serverPid (pid) {
   for (let depth = 0; depth < 4; depth++) {
     let children

@@ -29,7 +29,7 @@ const nodeFlags = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).s
 const replicas = []
 for (let i = 0; i < count; i++) {
   const replicaPort = port + 1 + i
-  const child = spawn(process.execPath, [...nodeFlags, join(root, 'scripts/start.js')], {
+  const child = spawn(process.execPath, [...nodeFlags, join(root, 'scripts/start.cjs')], {
     env: {
       ...process.env,
       DATABASE_URL: databaseUrl,

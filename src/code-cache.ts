@@ -1,6 +1,6 @@
 // The server's bundle, compiled with V8's code cache. `npm run build` bundles the server into one
 // CommonJS file (dist/server.bundle.cjs), starts it once with the flags of `npm start` and keeps
-// V8's compiled code for every function that start ran (dist/server.bundle.cache). dist/server.js
+// V8's compiled code for every function that start ran (dist/server.bundle.cache). dist/server.cjs
 // (launch.ts) compiles the bundle with that cache: V8 then neither parses the 4 MB source nor
 // compiles a function the start runs, which was about 110 ms of the 500 of a start on an existing
 // database (BENCHMARKS.md).
@@ -11,7 +11,7 @@
 // 2022, and it keeps its cache in the temporary folder, which a container may lose).
 //
 // V8 takes a cache only from the same V8 version, with the same V8 flags (the heap's sizes among
-// them), for a source of the same length. Anything else, `node dist/server.js` without the flags
+// them), for a source of the same length. Anything else, `node dist/server.cjs` without the flags
 // say, and V8 rejects it and compiles the source as it would without one: slower, never wrong.
 import { readFileSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'

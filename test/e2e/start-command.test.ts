@@ -1,6 +1,6 @@
 // The shipped way to start: `npm ci` (its `prepare` script) or `npm run build` makes the bundle
 // (dist/server.bundle.cjs: the server and its pure JavaScript packages in one file), V8's code
-// cache for it, and dist/server.js, which runs the bundle with that cache; `npm start` checks that
+// cache for it, and dist/server.cjs, which runs the bundle with that cache; `npm start` checks that
 // the build is current and runs it, and the image's CMD and the bin's first line run it with the
 // same flags.
 import t, { type Test } from 'tap'
@@ -11,7 +11,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { iso31661, iso31662 } from 'iso-3166'
 import { basic, waitFor } from '../helpers.js'
-import { buildProblem } from '../../scripts/build-check.js'
+import { buildProblem } from '../../scripts/build-check.cjs'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const read = (file: string): string => readFileSync(join(ROOT, file), 'utf8')
@@ -21,9 +21,9 @@ const cmd = JSON.parse(/^CMD (\[.*\])$/m.exec(read('Dockerfile'))![1]) as string
 const shebang = read('src/launch.ts').split('\n')[0]
 
 t.test('npm start, the image and the bin run node with the same flags', async t => {
-  t.same(startScript, ['node', '--max-old-space-size=192', '--max-semi-space-size=8', '--v8-pool-size=1', 'scripts/start.js'])
-  t.match(read('scripts/start.js'), /await import\('\.\.\/dist\/server\.js'\)/, 'npm start runs the build')
-  t.same(cmd, [...startScript.slice(0, -1), 'dist/server.js'], 'the Dockerfile CMD')
+  t.same(startScript, ['node', '--max-old-space-size=192', '--max-semi-space-size=8', '--v8-pool-size=1', 'scripts/start.cjs'])
+  t.match(read('scripts/start.cjs'), /require\('\.\.\/dist\/server\.cjs'\)/, 'npm start runs the build')
+  t.same(cmd, [...startScript.slice(0, -1), 'dist/server.cjs'], 'the Dockerfile CMD')
   t.equal(shebang, `#!/usr/bin/env -S ${startScript.slice(0, -1).join(' ')}`, 'the bin, through its first line')
 })
 
@@ -103,7 +103,7 @@ t.test('the build\'s code cache is taken under the flags of npm start, and a sta
 
   const dir = mkdtempSync(join(tmpdir(), 'start-'))
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))
-  const child = spawn(process.execPath, ['dist/server.js'], {
+  const child = spawn(process.execPath, ['dist/server.cjs'], {
     cwd: ROOT,
     env: { PATH: process.env.PATH, PORT: '0', HOST: '127.0.0.1', DATABASE_PATH: join(dir, 'sandbox.db'), LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'pipe', 'inherit']
@@ -118,10 +118,10 @@ t.test('the build\'s code cache is taken under the flags of npm start, and a sta
     })
     child.on('exit', code => reject(new Error(`exited with ${code}`)))
   })
-  t.equal((await fetch(`${url}/_sandbox/health`)).status, 200, 'node dist/server.js without the flags answers health')
+  t.equal((await fetch(`${url}/_sandbox/health`)).status, 200, 'node dist/server.cjs without the flags answers health')
 })
 
-/** Starts the build as `npm start` does (scripts/start.js, same flags); resolves once it listens. */
+/** Starts the build as `npm start` does (scripts/start.cjs, same flags); resolves once it listens. */
 async function startBuilt (t: Test, env: Record<string, string>): Promise<{ url: string, stdout: () => string }> {
   ensureBuilt()
   const dir = mkdtempSync(join(tmpdir(), 'start-'))

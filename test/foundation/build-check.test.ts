@@ -5,7 +5,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { buildProblem } from '../../scripts/build-check.js'
+import { buildProblem } from '../../scripts/build-check.cjs'
 
 const SCRIPTS = fileURLToPath(new URL('../../scripts/', import.meta.url))
 
@@ -13,10 +13,10 @@ const SCRIPTS = fileURLToPath(new URL('../../scripts/', import.meta.url))
 function project (t: { teardown: (fn: () => void) => void }, times: { src: number, schema: number, build?: number }): string {
   const root = mkdtempSync(join(tmpdir(), 'build-check-'))
   t.teardown(() => rmSync(root, { recursive: true, force: true }))
-  for (const [file, at] of [['src/deep/a.ts', times.src], ['schemas/b.ts', times.schema], ['dist/server.js', times.build]] as const) {
+  for (const [file, at] of [['src/deep/a.ts', times.src], ['schemas/b.ts', times.schema], ['dist/server.cjs', times.build]] as const) {
     if (at === undefined) continue
     mkdirSync(join(root, file, '..'), { recursive: true })
-    writeFileSync(join(root, file), file === 'dist/server.js' ? "process.stdout.write('started\\n')\n" : '')
+    writeFileSync(join(root, file), file === 'dist/server.cjs' ? "process.stdout.write('started\\n')\n" : '')
     utimesSync(join(root, file), at, at)
   }
   return root
@@ -27,7 +27,7 @@ t.test('a build newer than every source is current', async t => {
 })
 
 t.test('a missing build names npm run build', async t => {
-  t.match(buildProblem(project(t, { src: 1000, schema: 1000 })), /There is no build \(dist\/server\.js is missing\): run `npm run build`/)
+  t.match(buildProblem(project(t, { src: 1000, schema: 1000 })), /There is no build \(dist\/server\.cjs is missing\): run `npm run build`/)
 })
 
 t.test('a source or schema changed after the build names the file and npm run build', async t => {
@@ -45,9 +45,9 @@ t.test('without sources (the image), a build is enough', async t => {
 t.test('the start script refuses a stale build, exit 1, and runs a current one', async t => {
   const run = (root: string): ReturnType<typeof spawnSync> => {
     mkdirSync(join(root, 'scripts'), { recursive: true })
-    for (const file of ['start.js', 'build-check.js']) copyFileSync(join(SCRIPTS, file), join(root, 'scripts', file))
+    for (const file of ['start.cjs', 'build-check.cjs']) copyFileSync(join(SCRIPTS, file), join(root, 'scripts', file))
     writeFileSync(join(root, 'package.json'), '{"type":"module"}')
-    return spawnSync(process.execPath, [join(root, 'scripts/start.js')], { encoding: 'utf8', timeout: 10_000 })
+    return spawnSync(process.execPath, [join(root, 'scripts/start.cjs')], { encoding: 'utf8', timeout: 10_000 })
   }
   const stale = run(project(t, { src: 3000, schema: 1000, build: 2000 }))
   t.equal(stale.status, 1)

@@ -1,14 +1,15 @@
 // Whether dist/ holds a build of the current sources: `npm start` runs the build that `npm ci` (its
 // `prepare` script) or `npm run build` made, and refuses a missing or stale one rather than run old
 // code. A look at modification times (about 80 files, a few milliseconds), not a rebuild.
-import { readdirSync, statSync } from 'node:fs'
-import { join } from 'node:path'
+// CommonJS, as scripts/start.cjs is (it says why).
+const { readdirSync, statSync } = require('node:fs')
+const { join } = require('node:path')
 
 /** What the build is made from: the sources, the schemas and what decides how they are compiled. */
-export const INPUT_FOLDERS = ['src', 'schemas']
-export const INPUT_FILES = ['tsconfig.json', 'tsconfig.build.json', 'scripts/bundle.js', 'package-lock.json']
-export const OUTPUT = 'dist/server.js'
-export const FIX = 'npm run build'
+const INPUT_FOLDERS = ['src', 'schemas']
+const INPUT_FILES = ['tsconfig.json', 'tsconfig.build.json', 'scripts/bundle.js', 'scripts/code-cache.js', 'package-lock.json']
+const OUTPUT = 'dist/server.cjs'
+const FIX = 'npm run build'
 
 const mtime = (path) => {
   try { return statSync(path).mtimeMs } catch { return undefined }
@@ -34,7 +35,7 @@ function newestInput (root) {
  * Undefined when `root`'s build is there and newer than every input; else a message saying what
  * is wrong and the command that fixes it. Without sources (the image), only the build is checked.
  */
-export function buildProblem (root) {
+function buildProblem (root) {
   const built = mtime(join(root, OUTPUT))
   if (built === undefined) return `There is no build (${OUTPUT} is missing): run \`${FIX}\` first (\`npm ci\` runs it too), or \`npm run dev\` to run the sources.`
   const newest = newestInput(root)
@@ -44,3 +45,5 @@ export function buildProblem (root) {
   }
   return undefined
 }
+
+module.exports = { INPUT_FOLDERS, INPUT_FILES, OUTPUT, FIX, buildProblem }

@@ -1,4 +1,4 @@
-// Types of build-check.js, for the tests that import it.
+// Types of build-check.cjs, for the tests that import it.
 export const INPUT_FOLDERS: string[]
 export const INPUT_FILES: string[]
 export const OUTPUT: string
