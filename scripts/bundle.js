@@ -160,7 +160,9 @@ writeFileSync(BUNDLE, bundle, 'latin1')
 const startFlags = JSON.parse(readFileSync('package.json', 'utf8')).scripts.start.split(' ').filter(word => word.startsWith('--'))
 execFileSync(process.execPath, [...startFlags, 'scripts/code-cache.js', BUNDLE, CODE_CACHE], {
   env: { PATH: process.env.PATH, DATABASE_PATH: ':memory:', HOST: '127.0.0.1', PORT: '0' },
-  stdio: ['ignore', 'ignore', 'inherit']
+  stdio: ['ignore', 'ignore', 'inherit'],
+  // A start takes about a second; a server that does not get there fails the build.
+  timeout: 60_000
 })
 
 // Last, so that a build that stopped on the way leaves no dist/server.cjs newer than the sources
