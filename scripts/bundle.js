@@ -52,6 +52,10 @@ await build({
   bundle: true,
   platform: 'node',
   format: 'cjs',
+  // `import()` of what stays outside the bundle (Node's own modules) written as `require`: a real
+  // `import()` in a script that vm.Script compiled goes through an experimental hook of Node 20,
+  // which warns on stderr when used (src/code-cache.ts).
+  supported: { 'dynamic-import': false },
   target: 'node20',
   sourcemap: true,
   // The licence comments of bundled packages go to dist/server.bundle.cjs.LEGAL.txt: one of them names its

@@ -46,7 +46,8 @@ export function compileBundle (bundle: string, cacheFile: string): CompiledBundl
   const script = new Script(source, {
     filename: bundleFile,
     cachedData,
-    // `import()` inside the bundle (none today) resolves as it would in a module of its own.
+    // The build writes the bundle's `import()` as `require` (scripts/bundle.js). Should one be
+    // left, it resolves as in a module of its own (Node 20 warns that this is experimental).
     importModuleDynamically: constants.USE_MAIN_CONTEXT_DEFAULT_LOADER
   })
   return {
