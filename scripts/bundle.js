@@ -8,18 +8,18 @@
 // not an ES module (code-cache.ts says why).
 //
 // A package stays a `require` resolved from node_modules at run time when it needs files of its own
-// by path, which a bundle does not carry:
-// - better-sqlite3: its native module;
-// - pino: its transports start worker threads from its own files (the sandbox uses none, but
-//   Fastify's logger and ours must be the one instance, from one place).
-// Two packages that read a few files of their own are bundled all the same, each `__dirname` in
-// them replaced by their folder in node_modules, found at run time (PACKAGE_DIRS below):
+// by path, which a bundle does not carry: better-sqlite3, for its native module.
+// Packages that name files of their own are bundled all the same, each `__dirname` in them replaced
+// by their folder in node_modules, found at run time (PACKAGE_DIRS below):
 // - @fastify/swagger: reads its own package.json;
-// - @fastify/swagger-ui: serves the docs page's static files from its own folder.
-// Loaded from node_modules, they and what they load (yaml, @fastify/static, glob, send, mime: some
-// 130 files) took 50 to 90 ms of every start, most of it Node finding, reading and compiling each
-// file. Bundled, compiling the larger bundle takes back part of that: a start costs about 40 ms
-// less CPU in all (BENCHMARKS.md).
+// - @fastify/swagger-ui: serves the docs page's static files from its own folder;
+// - pino and thread-stream: a pino transport runs in a worker thread started from their files (the
+//   sandbox uses none; Fastify's logger and ours are the one pino, in the bundle).
+// Loaded from node_modules, the docs' packages and what they load (yaml, @fastify/static, glob,
+// send, mime: some 130 files) took 50 to 90 ms of every start, and pino's 29 files 17 ms, most of
+// it Node finding, reading and compiling each file. Bundled, compiling the larger bundle takes back
+// part of that: a start costs about 40 ms less CPU for the docs' packages, about 15 ms less for
+// pino (BENCHMARKS.md).
 // The bundle must not name `__dirname` or `__filename` anywhere else (they would name dist/, not
 // the package's folder): the build fails if a bundled package does.
 import { readFileSync, writeFileSync } from 'node:fs'
@@ -32,9 +32,9 @@ import { patchPostgresQueue, POSTGRES_QUEUE, POSTGRES_QUEUE_FIXED } from './post
 
 const BUNDLE = 'dist/server.bundle.cjs'
 const CODE_CACHE = 'dist/server.bundle.cache'
-const EXTERNAL = new Set(['better-sqlite3', 'pino'])
+const EXTERNAL = new Set(['better-sqlite3'])
 // Bundled packages whose files name `__dirname`: their folder, resolved from dist/ at run time.
-const PACKAGE_DIRS = ['@fastify/swagger', '@fastify/swagger-ui']
+const PACKAGE_DIRS = ['@fastify/swagger', '@fastify/swagger-ui', 'pino', 'thread-stream']
 // Their files, by path: `node_modules/<name>/...js` for each name.
 const PACKAGE_FILES = new RegExp(`[\\\\/]node_modules[\\\\/](?:${PACKAGE_DIRS.map(n => n.replace(/[/]/g, '[\\\\/]')).join('|')})[\\\\/].*\\.js$`)
 const inPackage = (path, name) => path.replace(/\\/g, '/').split('/node_modules/').at(-1).startsWith(name + '/')

@@ -173,9 +173,9 @@ t.test('the built bundle starts, answers health, serves the API description and 
   t.match(read('dist/server.bundle.cjs'), /\biso31662 = JSON\.parse\(/, 'the subdivisions are JSON text in the bundle')
 })
 
-// The bundle carries Fastify, Ajv and its formats, the country list, JSON Patch, the JWT verifier
-// and the docs' packages (which find their own files in node_modules at run time), and imports
-// pino from node_modules: each is used here once, as the built server runs it.
+// The bundle carries Fastify, Ajv and its formats, the country list, JSON Patch, the JWT verifier,
+// pino and the docs' packages (which find their own files in node_modules at run time): each is
+// used here once, as the built server runs it.
 t.test('the built bundle validates, stores, patches, serves the docs and the dashboard, and logs', async t => {
   const { url, stdout } = await startBuilt(t, { LOG_LEVEL: 'info' })
   const issued = await tokenFor(url, 'core.users:create core.users.metadata:read core.users.metadata:write core.users:act-on-behalf-of')
