@@ -101,32 +101,19 @@ t.test('the build\'s code cache is taken under the flags of npm start, and a sta
   t.equal(taken(startScript.slice(1, -1)), 'true', 'V8 takes the cache under the flags of npm start')
   t.equal(taken([]), 'false', 'and rejects it under other flags')
 
-  const dir = mkdtempSync(join(tmpdir(), 'start-'))
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
-  const child = spawn(process.execPath, ['dist/server.cjs'], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH, PORT: '0', HOST: '127.0.0.1', DATABASE_PATH: join(dir, 'sandbox.db'), LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'pipe', 'inherit']
-  })
-  t.teardown(() => { child.kill('SIGTERM') })
-  let stdout = ''
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout.on('data', chunk => {
-      stdout += chunk
-      const match = /listening on (http:\/\/\S+)/.exec(stdout)
-      if (match !== null) resolve(match[1])
-    })
-    child.on('exit', code => reject(new Error(`exited with ${code}`)))
-  })
+  const { url } = await startBuilt(t, { LOG_LEVEL: 'warn' }, ['dist/server.cjs'])
   t.equal((await fetch(`${url}/_sandbox/health`)).status, 200, 'node dist/server.cjs without the flags answers health')
 })
 
-/** Starts the build as `npm start` does (scripts/start.cjs, same flags); resolves once it listens. */
-async function startBuilt (t: Test, env: Record<string, string>): Promise<{ url: string, stdout: () => string }> {
+/**
+ * Starts the build as `npm start` does (scripts/start.cjs, same flags), or node with `args`;
+ * resolves once it listens.
+ */
+async function startBuilt (t: Test, env: Record<string, string>, args = startScript.slice(1)): Promise<{ url: string, stdout: () => string }> {
   ensureBuilt()
   const dir = mkdtempSync(join(tmpdir(), 'start-'))
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))
-  const child = spawn(process.execPath, startScript.slice(1), {
+  const child = spawn(process.execPath, args, {
     cwd: ROOT,
     env: { PATH: process.env.PATH, PORT: '0', HOST: '127.0.0.1', DATABASE_PATH: join(dir, 'sandbox.db'), ...env },
     stdio: ['ignore', 'pipe', 'inherit']
