@@ -33,12 +33,12 @@ export interface CompiledBundle {
   cacheData: () => Buffer
 }
 
-/** The bundle, compiled with `cacheFile` when it is there. */
-export function compileBundle (bundle: string, cacheFile: string): CompiledBundle {
+/** The bundle, compiled with `cacheFile` when one is given and there. */
+export function compileBundle (bundle: string, cacheFile?: string): CompiledBundle {
   const bundleFile = resolve(bundle)
   let cachedData: Buffer | undefined
   try {
-    cachedData = readFileSync(cacheFile)
+    if (cacheFile !== undefined) cachedData = readFileSync(cacheFile)
   } catch {}
   // The wrapper Node gives a CommonJS module, so the bundle sees `require`, `module` and the rest.
   // The build stores the bundle as Latin-1 (scripts/bundle.js).
@@ -64,7 +64,7 @@ export function compileBundle (bundle: string, cacheFile: string): CompiledBundl
 
 /** Writes the cache of `bundleFile` after one start of it (`npm run build`, in a process of its own). */
 export async function writeCodeCache (bundleFile: string, cacheFile: string): Promise<void> {
-  const bundle = compileBundle(bundleFile, '')
+  const bundle = compileBundle(bundleFile)
   const app = await bundle.run().started
   if (app === undefined) throw new Error('the server did not start')
   // The health route, as a start's first answer.
