@@ -64,8 +64,14 @@ interface Answered {
 
 /** One request's log line, as pino writes `info({ requestId, method, path, status, durationMs, clientId }, 'request')`. */
 export function requestLine (requestId: string, method: string, path: string, status: number, elapsedMs: number, clientId: string | undefined, time: number): string {
-  const client = clientId === undefined ? '' : `,"clientId":${JSON.stringify(clientId)}`
-  return `{"level":30,"time":${time},"requestId":${JSON.stringify(requestId)},"method":${JSON.stringify(method)},"path":${JSON.stringify(path)},"status":${status},"durationMs":${Math.round(elapsedMs * 100) / 100}${client},"msg":"request"}\n`
+  const client = clientId === undefined ? '' : `,"clientId":${jsonString(clientId)}`
+  return `{"level":30,"time":${time},"requestId":${jsonString(requestId)},"method":${jsonString(method)},"path":${jsonString(path)},"status":${status},"durationMs":${Math.round(elapsedMs * 100) / 100}${client},"msg":"request"}\n`
 }
+
+// Printable ASCII other than a quote or a backslash: JSON's string is the text between quotes.
+const PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/
+
+/** `JSON.stringify` of a string, without its cost for the plain ones (ids, methods, most paths). */
+const jsonString = (text: string): string => PLAIN.test(text) ? `"${text}"` : JSON.stringify(text)
 
 export default fp(requests, { name: 'requests' })

@@ -1,6 +1,7 @@
 // The log: one JSON line per request, naming no secret, and the request's own logger (made only
 // when something is logged through it) still binding the request id and redacting credentials.
 import t from 'tap'
+import fc from 'fast-check'
 import { Writable } from 'node:stream'
 import { accessToken, bearer, build, DEMO_ID, DEMO_ORG, makeUser, onBehalfOf, REQUEST_ID, waitFor } from '../helpers.js'
 
@@ -104,4 +105,11 @@ t.test('the request line is the JSON pino would write, whatever the path and cli
     level: 30, time: 1700000000000, requestId: '0b3c3a8e-1f5e-4a39-9d7e-2b1c3d4e5f60', method: 'GET', path, status: 404, durationMs: 1.23, clientId: 'client "x"', msg: 'request'
   })
   t.notOk('clientId' in JSON.parse(requestLine('id', 'POST', '/core/oauth2/token', 200, 0, undefined, 1)), 'no client: no key, as pino leaves out undefined')
+  // Plain strings are written between quotes without JSON.stringify: any string, plain or not,
+  // must read back the same, on one line.
+  fc.assert(fc.property(fc.string({ unit: 'binary' }), fc.string({ unit: 'binary' }), (text, client) => {
+    const written = requestLine(text, text, text, 200, 0, client, 1)
+    const read = JSON.parse(written)
+    return written.indexOf('\n') === written.length - 1 && read.requestId === text && read.method === text && read.path === text && read.clientId === client
+  }), { numRuns: 2000 })
 })
