@@ -3,9 +3,10 @@
 # authentication, C locale (text compares as SQLite's binary order does).
 #
 #   scripts/pg-cluster.sh start <dir> [port]   initialise <dir>/data, start, print the URL last
+#                                              (no port: the first free one from 55432)
 #   scripts/pg-cluster.sh stop <dir>           stop at once and remove <dir>
 #   scripts/pg-cluster.sh down <dir>           stop the server, keep its data (an outage, for tests)
-#   scripts/pg-cluster.sh up <dir> [port]      start the stopped server again on its data
+#   scripts/pg-cluster.sh up <dir> [port]      start the stopped server again on its data (and its port)
 #
 # Installs Debian's postgresql package when no server is installed; uses the newest version found
 # (15 or later). As root the server runs as the postgres user (initdb refuses root).
@@ -30,8 +31,23 @@ as_owner () {
   if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
 }
 
+# True when something on loopback accepts connections on the port.
+in_use () { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+# The first port from 55432 that nothing listens on: a cluster left running, or another CI job's,
+# does not stop this one.
+free_port () {
+  local port
+  for port in $(seq 55432 55531); do
+    if ! in_use "$port"; then echo "$port"; return; fi
+  done
+  echo "no free port between 55432 and 55531" >&2
+  exit 1
+}
+
 start () {
-  local dir=$1 port=${2:-55432} bin
+  local dir=$1 port=${2:-} bin
+  if [ -z "$port" ]; then port=$(free_port); fi
   [[ $port =~ ^[0-9]+$ ]] || usage
   bin=$(bin_dir)
   if [ -z "$bin" ]; then
@@ -44,6 +60,7 @@ start () {
 
   mkdir -p "$dir"
   dir=$(cd "$dir" && pwd)
+  echo "$port" >"$dir/port"
   if [ "$(id -u)" -eq 0 ]; then chown postgres:postgres "$dir"; fi
   as_owner "$bin/initdb" -D "$dir/data" -U postgres -A trust -E UTF8 --locale=C --no-sync >"$dir/initdb.log" 2>&1 ||
     { cat "$dir/initdb.log" >&2; exit 1; }
@@ -80,6 +97,6 @@ case $1 in
   start) [ $# -ge 2 ] && [ $# -le 3 ] || usage; start "$2" "${3:-}" ;;
   stop) [ $# -eq 2 ] || usage; stop "$2" ;;
   down) [ $# -eq 2 ] || usage; down "$2" ;;
-  up) [ $# -ge 2 ] && [ $# -le 3 ] || usage; serve "$(cd "$2" && pwd)" "${3:-55432}" ;;
+  up) [ $# -ge 2 ] && [ $# -le 3 ] || usage; serve "$(cd "$2" && pwd)" "${3:-$(cat "$2/port")}" ;;
   *) usage ;;
 esac

@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 if [ -z "${TEST_DATABASE_URL:-}" ]; then
   dir=$(mktemp -d)
   trap 'scripts/pg-cluster.sh stop "$dir"' EXIT
-  TEST_DATABASE_URL=$(scripts/pg-cluster.sh start "$dir" "${PG_TEST_PORT:-55432}" | tail -n 1) || exit 1
+  TEST_DATABASE_URL=$(scripts/pg-cluster.sh start "$dir" ${PG_TEST_PORT:+"$PG_TEST_PORT"} | tail -n 1) || exit 1
   export TEST_DATABASE_URL
 fi
 # Every statement is a round trip here: files that send thousands of requests (the fuzz test) get

@@ -76,4 +76,27 @@ if (backend !== 'postgres') {
       t.equal(res.status, 200, `acknowledged user ${id} is there`)
     }
   })
+  t.test('the cluster script: with no port named, the first free one from 55432, which `up` keeps', async t => {
+    // The first port from 55432 that can be listened on is held here, as a cluster left running
+    // would hold it: the script must pass it by.
+    const held = createServer()
+    let taken = 0
+    for (let port = 55432; port < 55532 && taken === 0; port++) {
+      taken = await new Promise<number>(resolve => {
+        held.once('error', () => { resolve(0) })
+        held.listen(port, '127.0.0.1', () => { resolve(port) })
+      })
+    }
+    t.teardown(() => { held.close() })
+    t.ok(taken > 0, `port ${taken} held`)
+    const dir = mkdtempSync(join(tmpdir(), 'sandbox-port-'))
+    const url = cluster('start', dir)
+    t.teardown(() => { cluster('stop', dir) })
+    const port = Number(new URL(url).port)
+    t.ok(port > taken && port < 55532, `started on ${port}, past the held ${taken}`)
+    t.equal(execFileSync('psql', [url, '-tAc', 'SELECT 1'], { encoding: 'utf8' }).trim(), '1', 'and it answers there')
+    cluster('down', dir)
+    t.equal(cluster('up', dir), url, 'up with no port: the same port again')
+    t.equal(execFileSync('psql', [url, '-tAc', 'SELECT 2'], { encoding: 'utf8' }).trim(), '2', 'answering')
+  })
 }
