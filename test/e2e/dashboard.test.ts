@@ -79,10 +79,6 @@ t.test('the dashboard shows the request log of a listening sandbox, behind the a
 t.test('signed in with an organization\'s control token, the dashboard shows that organization and moves its clock only', { skip: withoutChromium }, async t => {
   const app = await build(t, { adminToken: ADMIN })
   const admin = { authorization: `Bearer ${ADMIN}` }
-  // The global clock frozen through the API, so that it is frozen in the shared row too: on
-  // PostgreSQL a request that finds a newer clock version there reads the global clock from it
-  // (src/plugins/shared-state.ts), and the helper's freeze is this process's alone.
-  t.equal((await app.inject({ method: 'POST', url: '/_sandbox/clock', headers: admin, payload: { frozen: true } })).statusCode, 200)
   const organizationId = randomUUID()
   const client = await app.inject({ method: 'POST', url: '/_sandbox/clients', headers: admin, payload: { organizationId, scopes: ['core.*', 'sandbox:control'] } })
   t.equal(client.statusCode, 201)
