@@ -3,6 +3,11 @@
 // Append new migrations to the list; never edit one that has shipped.
 import type { Migration } from '../storage/migrate.js'
 
+const USER_LISTS = `
+CREATE INDEX users_recent ON users(created_at DESC, id);
+CREATE INDEX users_organization_recent ON users(organization_id, created_at DESC, id);
+`
+
 export const migrations: Migration[] = [{
   name: '001-kyc',
   sql: `
@@ -92,4 +97,11 @@ CREATE INDEX kyb_onboarding_organization ON kyb_onboarding(organization_id);
 CREATE INDEX kyc_reviews_organization ON kyc_reviews(organization_id);
 CREATE INDEX kyb_onboarding_organization ON kyb_onboarding(organization_id);
 `
+}, {
+  name: '003-user-lists',
+  // The control API's lists of users with their KYC state (an organization's, and the admin's of
+  // every organization), newest first, read in these indexes' order: each read sorted all of the
+  // organization's users, or every user of the sandbox.
+  sql: USER_LISTS,
+  postgres: USER_LISTS
 }]

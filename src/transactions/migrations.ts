@@ -2,6 +2,10 @@
 // that has shipped.
 import type { Migration } from '../storage/migrate.js'
 
+const RECENT_TRANSACTIONS = `
+CREATE INDEX transactions_recent ON transactions(created_ms, id);
+`
+
 const OPEN_BY_ACCOUNT = `
 -- Transactions in progress (processing or on hold) by the account funds move from and to.
 CREATE INDEX transactions_open_origin ON transactions(origin_account_id) WHERE status IN ('processing', 'on-hold');
@@ -268,4 +272,10 @@ CREATE INDEX transaction_rfis_pending ON transaction_rfis(created_at) WHERE stat
   // transaction's parties' accounts are its origin and destination accounts.
   sql: OPEN_BY_ACCOUNT,
   postgres: OPEN_BY_ACCOUNT
+}, {
+  name: '005-recent-transactions',
+  // The admin's list of every organization's transactions, newest first (the control API and the
+  // dashboard), read in this index's order: it sorted the whole table for each read.
+  sql: RECENT_TRANSACTIONS,
+  postgres: RECENT_TRANSACTIONS
 }]
