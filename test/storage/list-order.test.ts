@@ -5,8 +5,9 @@
 // whole shared sandbox had stored (a user of 20 000 transactions: 52 ms a page). The plans may
 // still order the rows that tie on an index's leading columns (`FOR LAST TERM OF ORDER BY`): the
 // due work's reads, which sort the items already due, by due time first. The statements are taken
-// from the driver as the app prepares them (./query-plans.ts); PostgreSQL gets the same indexes
-// from the same migrations.
+// from the driver as the app prepares them while it is built (./query-plans.ts): those of every
+// store opened at build, not of a store an area opens on first use (the ledger's read model for
+// the portfolio). PostgreSQL gets the same indexes from the same migrations.
 import t from 'tap'
 import Database from 'better-sqlite3'
 import { openStorage } from '../../src/storage/index.js'
