@@ -9,17 +9,9 @@
 // store opened at build, not of a store an area opens on first use (the ledger's read model for
 // the portfolio). PostgreSQL gets the same indexes from the same migrations.
 import t from 'tap'
-import Database from 'better-sqlite3'
 import { openStorage } from '../../src/storage/index.js'
 import { build } from '../helpers.js'
-import { oneLine, preparedDuring } from './query-plans.js'
-
-function plan (db: Database.Database, sql: string): string[] {
-  const positional = (sql.match(/\?/g) ?? []).length
-  const named = Object.fromEntries([...sql.matchAll(/[@$:](\w+)/g)].map(m => [m[1], null]))
-  const explain = db.prepare(`EXPLAIN QUERY PLAN ${sql}`)
-  return ((positional > 0 ? explain.all(...Array(positional).fill(null)) : explain.all(named)) as Array<{ detail: string }>).map(p => p.detail)
-}
+import { oneLine, planOf, preparedDuring } from './query-plans.js'
 
 t.test('no page the stores read is sorted whole', async t => {
   const prepared = await preparedDuring(async () => {
@@ -32,6 +24,6 @@ t.test('no page the stores read is sorted whole', async t => {
     t.ok(pages.some(([sql]) => list.test(sql)), `a page is read by ${String(list)}`)
   }
   for (const [sql, db] of pages) {
-    t.same(plan(db, sql).filter(step => step === 'USE TEMP B-TREE FOR ORDER BY'), [], oneLine(sql))
+    t.same(planOf(db, sql).filter(step => step === 'USE TEMP B-TREE FOR ORDER BY'), [], oneLine(sql))
   }
 })

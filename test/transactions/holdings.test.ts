@@ -8,7 +8,7 @@ import { Decimal } from '../../src/money/decimal.js'
 import { changeTransactionStatus, createTransaction, deposit, ledgerOf } from '../../src/transactions/service.js'
 import { openStorage } from '../../src/storage/index.js'
 import { build } from '../helpers.js'
-import { oneLine, preparedDuring } from '../storage/query-plans.js'
+import { oneLine, planOf, preparedDuring } from '../storage/query-plans.js'
 
 const REVIEW = { review: { reason: 'closure-per-user-request', note: 'User requested account closure' } }
 const CONTEXT = { ip: '203.0.113.7', agent: 'holdings-test' }
@@ -98,8 +98,7 @@ t.test("an account's check for transactions in progress reads the open transacti
   const checks = [...prepared].filter(([sql]) => /account_id = \? AND status IN \('processing', 'on-hold'\)/.test(sql))
   t.equal(checks.length, 1, 'the ledger prepares the check')
   for (const [sql, db] of checks) {
-    const plan = (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(null, null) as Array<{ detail: string }>).map(p => p.detail)
-    const reads = plan.filter(d => /^(SEARCH|SCAN) /.test(d))
+    const reads = planOf(db, sql).filter(d => /^(SEARCH|SCAN) /.test(d))
     t.same(reads, [
       'SEARCH transactions USING INDEX transactions_open_origin (origin_account_id=?)',
       'SEARCH transactions USING INDEX transactions_open_destination (destination_account_id=?)'
