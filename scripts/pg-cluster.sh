@@ -97,6 +97,7 @@ case $1 in
   start) [ $# -ge 2 ] && [ $# -le 3 ] || usage; start "$2" "${3:-}" ;;
   stop) [ $# -eq 2 ] || usage; stop "$2" ;;
   down) [ $# -eq 2 ] || usage; down "$2" ;;
-  up) [ $# -ge 2 ] && [ $# -le 3 ] || usage; serve "$(cd "$2" && pwd)" "${3:-$(cat "$2/port")}" ;;
+  # A cluster started before the port was kept in <dir>/port ran on 55432.
+  up) [ $# -ge 2 ] && [ $# -le 3 ] || usage; serve "$(cd "$2" && pwd)" "${3:-$(cat "$2/port" 2>/dev/null || echo 55432)}" ;;
   *) usage ;;
 esac
