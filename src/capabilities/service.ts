@@ -208,5 +208,5 @@ export function followCooldowns (app: FastifyInstance): () => Promise<void> {
       if (due.length < 100) return
     }
   }
-  return followDueWork(app, 'ending cooldowns', endDue)
+  return followDueWork(app, 'ending cooldowns', async through => await capabilitiesOf(app).earliestDue(through), endDue)
 }

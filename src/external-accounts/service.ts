@@ -215,5 +215,5 @@ export function followCardChecks (app: FastifyInstance): () => Promise<void> {
       if (due.length < 100) return
     }
   }
-  return followDueWork(app, 'settling card checks', settleDue)
+  return followDueWork(app, 'settling card checks', async through => await externalAccountsOf(app).earliestDue(through), settleDue)
 }

@@ -4,7 +4,7 @@
 import { groupCommit, type Db } from '../storage/db.js'
 import { entityMetadataRemover } from '../storage/metadata.js'
 import { recordEvent } from '../storage/outbox.js'
-import { dueScopeParams, onDueScope, type DueScope } from '../storage/shared.js'
+import { dueScopeParams, onDueScope, toDueAt, type DueAt, type DueScope } from '../storage/shared.js'
 import { memoOf } from '../storage/memo.js'
 import { metadataInserter, type MetadataRevision } from '../storage/metadata.js'
 import { isConstraint } from '../storage/core.js'
@@ -77,6 +77,8 @@ export interface ExternalAccountsStore {
    * any pending check. The record after, or undefined.
    */
   setStatus (id: string, status: ExternalAccountStatus, reason: StatusReason | null, at: string, event: EventMaker): Promise<ExternalAccountRecord | undefined>
+  /** Each organization's earliest card check or expiry due at or before `through` (see src/kit/due-work.ts). */
+  earliestDue (through: number): Promise<DueAt[]>
   /** Ids whose check or expiry has come by `now`. */
   due (now: number, limit: number, scope: DueScope): Promise<string[]>
   /**
@@ -156,6 +158,10 @@ export function externalAccountsStore (db: Db): ExternalAccountsStore {
   const endCheck = db.prepare('UPDATE external_accounts SET check_due_at = NULL WHERE id = ?')
   const due = db.prepare<[number, string | null, string | null, number, string | null, string | null, number], string>(`SELECT id FROM external_accounts WHERE check_due_at <= ? AND ${onDueScope('organization_id')}
     UNION SELECT id FROM external_accounts WHERE expires_at IS NOT NULL AND status <> 'expired' AND expires_at <= ? AND ${onDueScope('organization_id')} LIMIT ?`).pluck()
+  const earliestDue = db.prepare<[number, number], { organization_id: string, at: number | string }>(`SELECT organization_id, MIN(check_due_at) AS at FROM external_accounts
+      WHERE check_due_at IS NOT NULL AND check_due_at <= ? GROUP BY organization_id
+    UNION ALL SELECT organization_id, MIN(expires_at) AS at FROM external_accounts
+      WHERE expires_at IS NOT NULL AND status <> 'expired' AND expires_at <= ? GROUP BY organization_id`)
   const deleteOne = db.prepare('DELETE FROM external_accounts WHERE organization_id = ? AND id = ?')
   const deleteMetadata = entityMetadataRemover(db, 'external-accounts')
   const idsForUser = db.prepare<[string, string], string>('SELECT id FROM external_accounts WHERE organization_id = ? AND user_id = ?').pluck()
@@ -241,6 +247,7 @@ export function externalAccountsStore (db: Db): ExternalAccountsStore {
         return row === undefined ? undefined : await changeStatus(row, status, reason, at, event)
       })
     },
+    async earliestDue (through) { return (await earliestDue.all(through, through)).map(toDueAt) },
     async due (now, limit, scope) {
       return await due.all(now, ...dueScopeParams(scope), now, ...dueScopeParams(scope), limit)
     },

@@ -3,22 +3,60 @@
 // Each organization may have a clock of its own, so a run is a pass per clock: one for each
 // organization with its own clock (on that clock), then one for every other organization (on the
 // global clock). A pass's queries keep to its organizations (`onDueScope` in src/storage/shared.ts).
+//
+// A run first reads, in one query per area, each organization's earliest due item up to the latest
+// of the clocks (`EarliestDue`), and passes only over the clocks that have something due. A pass
+// for every clock cost each area one to three queries per organization clock, every second and
+// after every committed event (the webhook dispatcher's claims): on a shared sandbox where 200
+// organizations had moved their clocks, thousands of queries a second with nothing due.
 import type { FastifyInstance } from 'fastify'
 import type { Clock } from '../clock.js'
-import type { DueScope } from '../storage/shared.js'
+import type { DueAt, DueScope } from '../storage/shared.js'
 
-export type { DueScope } from '../storage/shared.js'
+export type { DueAt, DueScope } from '../storage/shared.js'
 
 /** The clocks a run of due work goes by, in order: each organization's own, then (null) the global clock for every other. */
 export const dueScopes = (clock: Clock): DueScope[] => [...clock.organizations(), null]
 
 /**
- * Runs `work` (everything due at this instant, for the pass's organizations), one run at a time:
+ * Each organization's earliest item due at or before `through` (the latest of the clocks: see
+ * `latestNow`), read in one query (or two) for every clock; an organization may come more than once.
+ */
+export type EarliestDue = (through: number) => Promise<Iterable<DueAt>>
+
+/** The latest time any clock shows: nothing due on any clock falls after it. */
+export function latestNow (clock: Clock): number {
+  let latest = clock.globalNow()
+  for (const id of clock.organizations()) latest = Math.max(latest, clock.nowFor(id))
+  return latest
+}
+
+/**
+ * The clocks with something due, in `dueScopes` order: each organization with a clock of its own
+ * whose earliest item its clock has reached, then null when an organization on the global clock
+ * (or the global clock's own work) has one due.
+ */
+export function scopesDue (clock: Clock, earliest: Iterable<DueAt>): DueScope[] {
+  const own = new Set<string>()
+  let global = false
+  for (const { organizationId, at } of earliest) {
+    if (organizationId !== null && clock.positionOf(organizationId) !== undefined) {
+      if (at <= clock.nowFor(organizationId)) own.add(organizationId)
+    } else if (at <= clock.globalNow()) global = true
+  }
+  const scopes: DueScope[] = clock.organizations().filter(id => own.has(id))
+  if (global) scopes.push(null)
+  return scopes
+}
+
+/**
+ * Runs `work` (everything due at this instant, for the pass's organizations) for each clock that
+ * `earliest` finds something due on, one run at a time:
  * now, every second and whenever a clock moves; the clock's `settle()` (the clock route answering)
  * waits for it. Due times are stored, so a restart picks them up. A failed pass is logged as `what`
  * failed; the next goes on. Returns the function that stops following and waits for the run in progress.
  */
-export function followDueWork (app: FastifyInstance, what: string, work: (scope: DueScope) => Promise<void>): () => Promise<void> {
+export function followDueWork (app: FastifyInstance, what: string, earliest: EarliestDue, work: (scope: DueScope) => Promise<void>): () => Promise<void> {
   let queue: Promise<void> = Promise.resolve()
   const pass = async (scope: DueScope): Promise<void> => {
     try {
@@ -30,7 +68,14 @@ export function followDueWork (app: FastifyInstance, what: string, work: (scope:
   const all = async (): Promise<void> => {
     // Another replica may have moved an organization's clock: read the clocks first.
     await app.sharedState.refresh().catch(() => {})
-    for (const scope of dueScopes(app.clock)) await pass(scope)
+    let scopes: DueScope[]
+    try {
+      scopes = scopesDue(app.clock, await earliest(latestNow(app.clock)))
+    } catch (err) {
+      app.log.error({ err }, `${what} failed`)
+      return
+    }
+    for (const scope of scopes) await pass(scope)
   }
   // Kicks coalesce: while a run waits to start, every kick is answered by it (it will see all
   // that happened before it starts). Without this, each move of a clock queued a run of its own,

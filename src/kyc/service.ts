@@ -135,6 +135,6 @@ export class KycService {
 
   /** Starts completing due reviews: now, every second, and whenever a clock moves. */
   start (): () => Promise<void> {
-    return followDueWork(this.#app, 'completing KYC reviews', async scope => { await this.completeDueReviews(scope) })
+    return followDueWork(this.#app, 'completing KYC reviews', async through => await this.store.earliestDue(through), async scope => { await this.completeDueReviews(scope) })
   }
 }

@@ -3,7 +3,7 @@
 // record (users.record, which GET /core/users/me shows) and the events of every status change.
 import { groupCommit, type Db } from '../storage/db.js'
 import { recordEvent } from '../storage/outbox.js'
-import { dueScopeParams, onDueScope, type DueScope } from '../storage/shared.js'
+import { dueScopeParams, onDueScope, toDueAt, type DueAt, type DueScope } from '../storage/shared.js'
 import { emailKey } from '../storage/core.js'
 import type { NewEvent } from '../storage/index.js'
 import { PROCESS_CODES, type ProcessCode } from '../../schemas/kyc.js'
@@ -23,6 +23,8 @@ export interface KycStore {
    * Undefined when there is no such user.
    */
   change<T> (organizationId: string, userId: string, work: (snapshot: Snapshot, lookups: Lookups) => Promise<{ change: Change, result: T }>, event: (type: string, data: Json) => NewEvent): Promise<T | undefined>
+  /** Each organization's earliest review due at or before `through` (see src/kit/due-work.ts). */
+  earliestDue (through: number): Promise<DueAt[]>
   /** Reviews due at `now` (ms, sandbox clock), oldest first. */
   due (now: number, limit: number, scope: DueScope): Promise<DueReview[]>
   /** The organization's configuration, defaults filled in. */
@@ -50,6 +52,8 @@ export function kycStore (db: Db): KycStore {
   const deleteReview = db.prepare('DELETE FROM kyc_reviews WHERE user_id = ? AND process = ?')
   const due = db.prepare<[number, string | null, string | null, number], { organization_id: string, user_id: string, process: string }>(
     `SELECT organization_id, user_id, process FROM kyc_reviews WHERE due_at <= ? AND ${onDueScope('organization_id')} ORDER BY due_at, user_id, process LIMIT ?`)
+  const earliestDue = db.prepare<[number], { organization_id: string, at: number | string }>(
+    'SELECT organization_id, MIN(due_at) AS at FROM kyc_reviews WHERE due_at <= ? GROUP BY organization_id')
   const updateUser = db.prepare('UPDATE users SET record = ?, email = ?, email_key = ? WHERE id = ?')
   const emailOwner = db.prepare<[string, string], string>('SELECT id FROM users WHERE organization_id = ? AND email_key = ?').pluck()
   const phoneOwner = db.prepare<[string, string, string], string>({
@@ -111,6 +115,7 @@ export function kycStore (db: Db): KycStore {
       })
     },
 
+    async earliestDue (through) { return (await earliestDue.all(through)).map(toDueAt) },
     async due (now, limit, scope) {
       return (await due.all(now, ...dueScopeParams(scope), limit)).map(r => ({ organizationId: r.organization_id, userId: r.user_id, process: r.process as ProcessCode }))
     },

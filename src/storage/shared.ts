@@ -100,3 +100,13 @@ export const onDueScope = (column: string): string =>
 export type DueScope = string | null
 
 export const dueScopeParams = (scope: DueScope): [string | null, string | null] => [scope, scope]
+
+/**
+ * An organization's earliest due item (milliseconds on its clock), from a query over every clock
+ * (see `EarliestDue` in src/kit/due-work.ts); `organizationId` null: work of the global clock's
+ * pass that is no organization's.
+ */
+export interface DueAt { organizationId: string | null, at: number }
+
+/** A row of a query grouped by organization, `MIN(...) AS at` (PostgreSQL's BIGINT arrives as text). */
+export const toDueAt = (r: { organization_id: string | null, at: number | string }): DueAt => ({ organizationId: r.organization_id, at: Number(r.at) })

@@ -4,7 +4,7 @@
 // settlement of processing transactions and unsettled funds on the sandbox clock.
 import { randomUUID } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
-import { allTogether, followDueWork, type DueScope } from '../kit/due-work.js'
+import { allTogether, followDueWork, type DueAt, type DueScope } from '../kit/due-work.js'
 import { ApiError, conflict, entityNotFound } from '../errors.js'
 import { operationNotAllowed, requireUserContext, type UserContext } from '../http/user-context.js'
 import { metadataAtCreation, type CreationErrors } from '../metadata/revision.js'
@@ -311,5 +311,11 @@ export function followSettlements (app: FastifyInstance): () => Promise<void> {
       if (due.length < 100 && funds < 100 && stale.length < 100) return
     }
   }
-  return followDueWork(app, 'settling transactions', settleDue)
+  const earliest = async (through: number): Promise<DueAt[]> => {
+    const ledger = ledgerOf(app)
+    const expiryMs = app.config.rfiExpirySeconds * 1000
+    const stale = await ledger.oldestPendingRfis(new Date(through - expiryMs).toISOString())
+    return [...await ledger.earliestDue(through), ...stale.map(r => ({ organizationId: r.organizationId, at: Date.parse(r.createdAt) + expiryMs }))]
+  }
+  return followDueWork(app, 'settling transactions', earliest, settleDue)
 }

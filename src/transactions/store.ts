@@ -12,7 +12,7 @@
 import { randomUUID } from 'node:crypto'
 import { groupCommit, type Db } from '../storage/db.js'
 import { recordEvent } from '../storage/outbox.js'
-import { dueScopeParams, onDueScope, type DueScope } from '../storage/shared.js'
+import { dueScopeParams, onDueScope, toDueAt, type DueAt, type DueScope } from '../storage/shared.js'
 import type { NewEvent } from '../storage/types.js'
 import { Decimal } from '../money/decimal.js'
 import { metadataInserter, type MetadataRevision } from '../storage/metadata.js'
@@ -228,6 +228,10 @@ export interface LedgerStore {
   listForUser (organizationId: string, userId: string, offset: number, limit: number): Promise<TransactionRecord[]>
   /** A page of the account's transactions, newest first. */
   listForAccount (accountId: string, offset: number, limit: number): Promise<TransactionRecord[]>
+  /** Each organization's earliest processing transaction or unsettled funds due at or before `through` (see src/kit/due-work.ts). */
+  earliestDue (through: number): Promise<DueAt[]>
+  /** Each organization's oldest pending RFI created at or before `cutoff`: its creation time. */
+  oldestPendingRfis (cutoff: string): Promise<Array<{ organizationId: string, createdAt: string }>>
   /** Pending transactions whose `settleAt` has come, oldest first. */
   due (now: number, limit: number, scope: DueScope): Promise<string[]>
   /** Settles the unsettled funds whose time has come (available += amount), with their events. */
@@ -305,6 +309,9 @@ export function ledgerStore (db: Db): LedgerStore {
     WHERE p.account_id = ? ORDER BY p.created_at DESC, p.transaction_id DESC LIMIT ? OFFSET ?`)
   const dueRows = db.prepare<[number, string | null, string | null, number], string>(`SELECT id FROM transactions WHERE settle_at IS NOT NULL AND settle_at <= ? AND status = 'processing'
     AND ${onDueScope('organization_id')} ORDER BY settle_at, id LIMIT ?`).pluck()
+  const earliestDue = db.prepare<[number, number], { organization_id: string, at: number | string }>(`SELECT organization_id, MIN(settle_at) AS at FROM transactions
+      WHERE settle_at IS NOT NULL AND settle_at <= ? AND status = 'processing' GROUP BY organization_id
+    UNION ALL SELECT organization_id, MIN(settle_at) AS at FROM ledger_unsettled WHERE settled_at IS NULL AND settle_at <= ? GROUP BY organization_id`)
   const unsettledOf = db.prepare<[string], { amount: string, settle_at: number }>('SELECT amount, settle_at FROM ledger_unsettled WHERE account_id = ? AND settled_at IS NULL')
   const insertUnsettled = db.prepare(`INSERT INTO ledger_unsettled (id, organization_id, account_id, transaction_id, asset, amount, reason, settle_at, settled_at)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL)`)
@@ -329,6 +336,8 @@ export function ledgerStore (db: Db): LedgerStore {
   const closeRfi = db.prepare("UPDATE transaction_rfis SET status = ?, updated_at = ? WHERE transaction_id = ? AND id = ? AND status = 'pending'")
   const staleRfis = db.prepare<[string, string | null, string | null, number], { transaction_id: string, id: string }>(
     `SELECT transaction_id, id FROM transaction_rfis WHERE status = 'pending' AND created_at <= ? AND ${onDueScope('organization_id')} ORDER BY created_at, id LIMIT ?`)
+  const oldestPendingRfis = db.prepare<[string], { organization_id: string, created_at: string }>(
+    "SELECT organization_id, MIN(created_at) AS created_at FROM transaction_rfis WHERE status = 'pending' AND created_at <= ? GROUP BY organization_id")
   const closeRfis = db.prepare("UPDATE transaction_rfis SET status = ?, updated_at = ? WHERE transaction_id = ? AND status = 'pending'")
   const partyOf = db.prepare<[string, string, string], number>('SELECT 1 FROM transaction_parties WHERE transaction_id = ? AND organization_id = ? AND user_id = ? LIMIT 1').pluck()
   const pendingRfis = db.prepare<[string], number>("SELECT count(*) FROM transaction_rfis WHERE transaction_id = ? AND status = 'pending'").pluck()
@@ -591,6 +600,8 @@ export function ledgerStore (db: Db): LedgerStore {
     },
     async listForUser (organizationId, userId, offset, limit) { return (await listUser.all(organizationId, userId, limit, offset)).map(toRecord) },
     async listForAccount (accountId, offset, limit) { return (await listAccount.all(accountId, limit, offset)).map(toRecord) },
+    async earliestDue (through) { return (await earliestDue.all(through, through)).map(toDueAt) },
+    async oldestPendingRfis (cutoff) { return (await oldestPendingRfis.all(cutoff)).map(r => ({ organizationId: r.organization_id, createdAt: r.created_at })) },
     async due (now, limit, scope) { return await dueRows.all(now, ...dueScopeParams(scope), limit) },
     async settleFunds (now, limit, scope, events) {
       return await write(async () => {

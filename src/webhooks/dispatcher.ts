@@ -19,7 +19,7 @@ import { request as httpRequest } from 'node:http'
 import type { FastifyBaseLogger } from 'fastify'
 import type { Clock } from '../clock.js'
 import type { EventBus } from '../events.js'
-import { dueScopes } from '../kit/due-work.js'
+import { scopesDue, type DueAt } from '../kit/due-work.js'
 import type { Storage } from '../storage/index.js'
 import type { AttemptOutcome, DueDelivery, WebhooksStore } from './store.js'
 import { newMessageId, sign } from './signing.js'
@@ -126,8 +126,11 @@ export class Dispatcher {
     }
     if (this.#stopped) return
     const leaseMs = this.#o.leaseMs ?? leaseOverride.ms ?? leaseMsFor(this.#o.timeoutMs)
+    // Each organization's earliest next attempt, in one query: claims only on the clocks that have
+    // one due, and the timer from the same read (see src/kit/due-work.ts).
+    const earliest = await this.#o.store.earliestDue()
     const claimed: DueDelivery[] = []
-    for (const scope of dueScopes(clock)) claimed.push(...await this.#o.store.claimDue(clock.nowFor(scope), BATCH, scope, leaseMs, id => this.#inFlight.has(id)))
+    for (const scope of scopesDue(clock, earliest)) claimed.push(...await this.#o.store.claimDue(clock.nowFor(scope), BATCH, scope, leaseMs, id => this.#inFlight.has(id)))
     for (const delivery of claimed) {
       const id = delivery.message.id
       // Claimed: started even when stopping meanwhile, to give its lease back at once.
@@ -139,23 +142,24 @@ export class Dispatcher {
         })
       this.#inFlight.set(id, attempt)
     }
-    await this.#arm()
+    this.#arm(earliest)
   }
 
   /**
-   * A timer for the next due attempt on the clocks that run (the soonest of each clock's next); a
-   * frozen clock only moves by 'change'.
+   * A timer for the next due attempt on the clocks that run (the soonest of each clock's next), from
+   * each organization's earliest next attempt as the pass read it; a frozen clock only moves by
+   * 'change'.
    */
-  async #arm (): Promise<void> {
-    const { clock, store } = this.#o
+  #arm (earliest: readonly DueAt[]): void {
+    const { clock } = this.#o
     let delay = Infinity
-    for (const scope of dueScopes(clock)) {
-      if (this.#stopped) return
-      if (clock.frozenFor(scope)) continue
-      const at = await store.nextDueAt(scope)
+    for (const { organizationId, at } of earliest) {
+      // An organization without a clock of its own answers for the global clock.
+      if (clock.frozenFor(organizationId)) continue
       // Due already: in flight here, and its end runs the next pass; or leased to another replica,
       // whose save ends it (this replica's poll finds the message again if that lease lapses).
-      if (at !== undefined && at > clock.nowFor(scope)) delay = Math.min(delay, at - clock.nowFor(scope))
+      const now = clock.nowFor(organizationId)
+      if (at > now) delay = Math.min(delay, at - now)
     }
     clearTimeout(this.#timer)
     if (this.#stopped || delay === Infinity) return

@@ -2,7 +2,7 @@
 // is prepared once, here.
 import { randomUUID } from 'node:crypto'
 import { groupCommit, type Db } from '../storage/db.js'
-import { dueScopeParams, onDueScope, type DueScope } from '../storage/shared.js'
+import { dueScopeParams, onDueScope, toDueAt, type DueAt, type DueScope } from '../storage/shared.js'
 import type { EventRecord } from '../storage/types.js'
 
 export interface ManagementLinkRecord {
@@ -159,8 +159,11 @@ export interface WebhooksStore {
   claimDue (now: number, limit: number, scope: DueScope, leaseMs: number, skip: (messageId: string) => boolean): Promise<DueDelivery[]>
   /** Gives a claimed message back (its attempt was abandoned at shutdown): another replica may take it at once. */
   releaseLease (messageId: string, lease: string): Promise<void>
-  /** The earliest next attempt of a pending message of an enabled endpoint of the scope's organizations (on their clock), or undefined. */
-  nextDueAt (scope: DueScope): Promise<number | undefined>
+  /**
+   * Each organization's earliest next attempt of a pending message of an enabled endpoint (on its
+   * clock), due or not: one query for every clock (see src/kit/due-work.ts).
+   */
+  earliestDue (): Promise<DueAt[]>
   /**
    * Saves an attempt and its outcome, and ends the claim `lease` (from `claimDue`); false, and
    * nothing saved, when the message is gone or the claim is no longer the message's (it lapsed
@@ -350,9 +353,9 @@ export function webhooksStore (db: Db): WebhooksStore {
     postgres: `UPDATE webhook_messages SET lease_owner = ?, lease_until = ${DB_NOW_MS.postgres} + ? WHERE id = ANY(?::text[])`
   })
   const release = db.prepare('UPDATE webhook_messages SET lease_owner = NULL, lease_until = NULL WHERE id = ? AND lease_owner = ?')
-  const nextDue = db.prepare<[string | null, string | null], { at: number | null }>(
-    `SELECT MIN(m.next_attempt_at) AS at FROM webhook_messages m JOIN webhook_endpoints e ON e.id = m.endpoint_id
-     WHERE m.status = 'pending' AND ${onDueScope('m.organization_id')} AND e.disabled = 0 AND ${OLDEST_PENDING}`)
+  const earliestDue = db.prepare<[], { organization_id: string, at: number | string }>(
+    `SELECT m.organization_id, MIN(m.next_attempt_at) AS at FROM webhook_messages m JOIN webhook_endpoints e ON e.id = m.endpoint_id
+     WHERE m.status = 'pending' AND e.disabled = 0 AND ${OLDEST_PENDING} GROUP BY m.organization_id`)
   const insertAttempt = db.prepare(`INSERT INTO webhook_attempts (id, organization_id, message_id, url, attempted_at, status_code, error, duration_ms, response_body)
     VALUES (@id, @organizationId, @messageId, @url, @attemptedAt, @statusCode, @error, @durationMs, @responseBody)`)
   // Only the claim's holder saves (a NULL lease: SQLite's one process, which takes none).
@@ -477,7 +480,7 @@ export function webhooksStore (db: Db): WebhooksStore {
       })
     },
     async releaseLease (messageId, token) { await write(async () => { await release.run(messageId, token) }) },
-    async nextDueAt (scope) { return (await nextDue.get(...dueScopeParams(scope)))?.at ?? undefined },
+    async earliestDue () { return (await earliestDue.all()).map(toDueAt) },
     async recordAttempt (a, outcome, token) {
       return await write(async () => {
         const { status, attemptCount, nextAttemptAt, settledAt } = outcome
