@@ -29,6 +29,7 @@ import { dirname, relative } from 'node:path'
 import { execFileSync } from 'node:child_process'
 import { build } from 'esbuild'
 import { patchPostgresQueue, POSTGRES_QUEUE, POSTGRES_QUEUE_FIXED } from './postgres-queue.js'
+import { patchPostgresConnection, POSTGRES_CONNECTION, POSTGRES_CONNECTION_FIXED } from './postgres-connection.js'
 
 const BUNDLE = 'dist/server.bundle.cjs'
 const CODE_CACHE = 'dist/server.bundle.cache'
@@ -132,6 +133,12 @@ await build({
     setup (b) {
       b.onLoad({ filter: POSTGRES_QUEUE }, ({ path }) => ({ contents: patchPostgresQueue(readFileSync(path, 'utf8')), loader: 'js' }))
     }
+  }, {
+    // postgres.js's connection, fixed (scripts/postgres-connection.js says why).
+    name: 'postgres-connection',
+    setup (b) {
+      b.onLoad({ filter: POSTGRES_CONNECTION }, ({ path }) => ({ contents: patchPostgresConnection(readFileSync(path, 'utf8')), loader: 'js' }))
+    }
   }]
 })
 
@@ -144,6 +151,10 @@ if (wide !== null) {
 }
 if (!bundle.includes(POSTGRES_QUEUE_FIXED)) {
   process.stderr.write(`scripts/bundle.js: postgres.js's queue is in ${BUNDLE} without its fix (scripts/postgres-queue.js)\n`)
+  process.exit(1)
+}
+if (!bundle.includes(POSTGRES_CONNECTION_FIXED)) {
+  process.stderr.write(`scripts/bundle.js: postgres.js's connection is in ${BUNDLE} without its fix (scripts/postgres-connection.js)\n`)
   process.exit(1)
 }
 const unresolvable = /\b__(dirname|filename)\b/.exec(bundle)

@@ -1,0 +1,44 @@
+// A fix to postgres.js's connection (node_modules/postgres/src/connection.js, 3.4.9, the newest
+// release), applied when the server is bundled (scripts/bundle.js), as the queue's fix is
+// (scripts/postgres-queue.js). When PostgreSQL ends a connection during a transaction (a restart,
+// a failover, `pg_terminate_backend`), the transaction's callback fails and postgres.js sends its
+// ROLLBACK on that same connection, whose socket it has already dropped: the write runs in a later
+// turn of the event loop and throws (`socket.write` of null), uncaught, and the whole sandbox
+// process exits. Found by ending the sandbox's connections under a load of writes. Fixed here: a
+// query on a connection without its socket fails as a query on a closed connection does
+// (CONNECTION_CLOSED, which the stores answer as the database being unavailable: 503), and a
+// queued write with no socket left is dropped. A query can only reach a connection once it is
+// connected (the pool queues it before), so a missing socket means the connection is gone.
+
+const EXECUTE = `  function execute(q) {
+    if (terminated)
+      return queryError(q, Errors.connection('CONNECTION_DESTROYED', options))`
+/** A test only the fixed connection makes: the build checks that the bundle holds it. */
+export const POSTGRES_CONNECTION_FIXED = 'if (socket === null)'
+const CLOSED = "return (queryError(q, Errors.connection('CONNECTION_CLOSED', options)), true)"
+// `true`: the transaction's handler keeps the connection where the pool put it when it closed (its
+// closed connections, opened again on demand); a falsy answer would move it to the full ones, out
+// of the pool for good, and a pool of 2 hung after two such transactions.
+const EXECUTE_FIXED = `${EXECUTE}
+    ${POSTGRES_CONNECTION_FIXED}
+      ${CLOSED}`
+const NEXT_WRITE = `  function nextWrite(fn) {
+    const x = socket.write(chunk, fn)`
+const NEXT_WRITE_FIXED = `  function nextWrite(fn) {
+    ${POSTGRES_CONNECTION_FIXED} {
+      chunk = nextWriteTimer = null
+      return false
+    }
+    const x = socket.write(chunk, fn)`
+
+/** The connection module's source with the fix; throws when the source is not the one it fits. */
+export function patchPostgresConnection (source) {
+  const text = source.replace(/\r\n/g, '\n')
+  if (!text.includes(EXECUTE) || !text.includes(NEXT_WRITE)) {
+    throw new Error('postgres.js\'s connection.js is not the source scripts/postgres-connection.js was written for: check whether the fix is still needed, and update or remove it')
+  }
+  return text.replace(EXECUTE, EXECUTE_FIXED).replace(NEXT_WRITE, NEXT_WRITE_FIXED)
+}
+
+/** Matches the module the fix applies to, as esbuild names it (both of the package's builds). */
+export const POSTGRES_CONNECTION = /[\\/]node_modules[\\/]postgres[\\/](?:cjs[\\/])?src[\\/]connection\.js$/
