@@ -4,7 +4,8 @@
 // table with requests/s, p50, p99, errors, the ratio to the baseline measured right before each
 // scenario (medians over the runs), CPU per request, and each scenario's own peak RSS (the
 // high-water mark is started again before each one); then the reset of another, empty
-// organization beside what the scenarios stored, and `npm start` again on that same database.
+// organization beside what the scenarios stored, the CPU of the sandbox left idle with 200
+// organizations on clocks of their own, and `npm start` again on that same database.
 // Backends: --backends sqlite,postgres (default: both when a throwaway PostgreSQL can be started by
 // scripts/pg-cluster.sh, else SQLite alone, with a note) and --replicas 1,3 (the PostgreSQL
 // set-ups: that many sandbox processes on one fresh database each). The PostgreSQL rows are labelled
@@ -422,6 +423,31 @@ async function resetOfAnother (url) {
   return median(times)
 }
 
+/**
+ * A shared sandbox where many organizations have moved their clocks, idle: ORGANIZATION_CLOCKS
+ * organizations made by fixtures, each clock moved by the control API, then the sandbox's CPU (and
+ * PostgreSQL's) over IDLE_SECONDS with no request, in % of one core. Due work and the webhook
+ * dispatcher run every second whatever the load: their cost must not grow with the clocks.
+ */
+const ORGANIZATION_CLOCKS = 200
+const IDLE_SECONDS = 5
+async function idleWithOrganizationClocks (url, pids, postmaster) {
+  const headers = { 'content-type': 'application/json' }
+  const ids = Array.from({ length: ORGANIZATION_CLOCKS }, () => randomUUID())
+  await json(`${url}/_sandbox/fixtures`, { method: 'POST', headers, body: JSON.stringify({ organizations: ids.map(id => ({ id, name: 'Bench clock' })) }) })
+  for (const id of ids) await json(`${url}/_sandbox/clock?organizationId=${id}`, { method: 'POST', headers, body: JSON.stringify({ advanceSeconds: 60 }) })
+  // The replicas adopt the clocks within a second of their shared state's poll.
+  await new Promise(resolve => setTimeout(resolve, 2000))
+  const cpu = pids.map(cpuMs)
+  const db = postmaster === undefined ? undefined : clusterCpu(postmaster)
+  await new Promise(resolve => setTimeout(resolve, IDLE_SECONDS * 1000))
+  const percent = (ms) => ms / (IDLE_SECONDS * 1000) * 100
+  return {
+    sandbox: percent(pids.reduce((sum, pid, i) => sum + cpuMs(pid) - cpu[i], 0)),
+    database: db === undefined ? undefined : percent(clusterCpuSince(db, clusterCpu(postmaster)))
+  }
+}
+
 function cycle (list) {
   let i = 0
   return () => list[i++ % list.length]
@@ -522,6 +548,7 @@ const startups = new Map()
 /** Start-up on the database the run filled, after the scenarios. */
 const restarts = new Map()
 const resets = new Map()
+const idles = new Map()
 const peaks = new Map()
 const results = new Map()
 // Scenario names in the order measured: the table gives each one's rows together, one per set-up.
@@ -619,6 +646,9 @@ async function runSetup (run, setup) {
       const resetMs = await resetOfAnother(urls[0])
       pushTo(resets, setup.label, resetMs)
       process.stderr.write(`${tag}: the reset of another, empty organization after the scenarios: ${resetMs.toFixed(1)} ms\n`)
+      const idle = await idleWithOrganizationClocks(urls[0], pids, setup.backend === 'postgres' ? cluster.postmaster : undefined)
+      pushTo(idles, setup.label, idle)
+      process.stderr.write(`${tag}: idle with ${ORGANIZATION_CLOCKS} organization clocks: ${idle.sandbox.toFixed(1)} % of a core${idle.database === undefined ? '' : ` (PostgreSQL ${idle.database.toFixed(1)} %)`}\n`)
       peaks.set(setup.label, Math.max(peaks.get(setup.label) ?? 0, peakSinceStart, rss()))
     } finally {
       await stop(baseline.child)
@@ -705,6 +735,12 @@ for (const { label, replicas } of setups) {
 }
 for (const { label } of setups) {
   if (resets.has(label)) rows.push(blank(`Reset of another, empty organization after the scenarios (ms)${label}`, fmt(median(resets.get(label)), 1)))
+}
+for (const { label, replicas } of setups) {
+  if (!idles.has(label)) continue
+  const runs = idles.get(label)
+  const db = runs[0].database === undefined ? '' : `, PostgreSQL ${fmt(median(runs.map(r => r.database)), 1)} %`
+  rows.push(blank(`Idle with ${ORGANIZATION_CLOCKS} organization clocks: CPU % of one core${replicas === 1 ? '' : ', replicas summed'}${label}`, `${fmt(median(runs.map(r => r.sandbox)), 1)}${db}`))
 }
 for (const { label, replicas } of setups) {
   if (peaks.has(label)) rows.push(blank(`Peak RSS of the ${replicas === 1 ? 'sandbox' : 'largest replica'} since start, seeding included (MB)${label}`, fmt(peaks.get(label), 0)))
