@@ -26,12 +26,12 @@ export interface CapabilitiesStore {
   startCooldown (cooldown: Cooldown): Promise<Cooldown>
   /** Ends the user's running cooldown with its event; false when none was running. */
   endCooldown (userId: string, at: string, event: (c: Cooldown) => NewEvent): Promise<boolean>
-  /** Running cooldowns whose end has come at `now` (ms), oldest first. */
   /**
    * Each organization's earliest running cooldown that ends at or before `through`, and (an
    * organization of null, due at once) whether users wait for the scan (see src/kit/due-work.ts).
    */
   earliestDue (through: number): Promise<DueAt[]>
+  /** Running cooldowns whose end has come at `now` (ms), oldest first. */
   due (now: number, limit: number, scope: DueScope): Promise<string[]>
   /** Users created since the last call that acknowledged its batch, in creation order (read by rowid, not scanned). */
   newUsers (limit: number): Promise<{ users: NewUser[], through: number }>
@@ -57,7 +57,7 @@ export function capabilitiesStore (db: Db): CapabilitiesStore {
   const end = db.prepare('UPDATE cooldowns SET ended_at = ? WHERE user_id = ? AND ended_at IS NULL')
   const due = db.prepare<[number, string | null, string | null, number], string>(
     `SELECT user_id FROM cooldowns WHERE ended_at IS NULL AND ends_at <= ? AND ${onDueScope('organization_id')} ORDER BY ends_at, user_id LIMIT ?`).pluck()
-  const earliestDue = db.prepare<[number], { organization_id: string | null, at: number | string }>(`SELECT organization_id, MIN(ends_at) AS at FROM cooldowns
+  const earliestDue = db.prepare<[number], { organization_id: string | null, at: number }>(`SELECT organization_id, MIN(ends_at) AS at FROM cooldowns
       WHERE ended_at IS NULL AND ends_at <= ? GROUP BY organization_id
     UNION ALL SELECT NULL, 0 WHERE EXISTS (SELECT 1 FROM users WHERE rowid > COALESCE((SELECT last_user_rowid FROM cooldown_scan WHERE id = 1), 0))`)
   const scanned = db.prepare<[], number>('SELECT last_user_rowid FROM cooldown_scan WHERE id = 1').pluck()

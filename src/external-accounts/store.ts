@@ -158,7 +158,7 @@ export function externalAccountsStore (db: Db): ExternalAccountsStore {
   const endCheck = db.prepare('UPDATE external_accounts SET check_due_at = NULL WHERE id = ?')
   const due = db.prepare<[number, string | null, string | null, number, string | null, string | null, number], string>(`SELECT id FROM external_accounts WHERE check_due_at <= ? AND ${onDueScope('organization_id')}
     UNION SELECT id FROM external_accounts WHERE expires_at IS NOT NULL AND status <> 'expired' AND expires_at <= ? AND ${onDueScope('organization_id')} LIMIT ?`).pluck()
-  const earliestDue = db.prepare<[number, number], { organization_id: string, at: number | string }>(`SELECT organization_id, MIN(check_due_at) AS at FROM external_accounts
+  const earliestDue = db.prepare<[number, number], { organization_id: string, at: number }>(`SELECT organization_id, MIN(check_due_at) AS at FROM external_accounts
       WHERE check_due_at IS NOT NULL AND check_due_at <= ? GROUP BY organization_id
     UNION ALL SELECT organization_id, MIN(expires_at) AS at FROM external_accounts
       WHERE expires_at IS NOT NULL AND status <> 'expired' AND expires_at <= ? GROUP BY organization_id`)

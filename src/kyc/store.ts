@@ -52,7 +52,7 @@ export function kycStore (db: Db): KycStore {
   const deleteReview = db.prepare('DELETE FROM kyc_reviews WHERE user_id = ? AND process = ?')
   const due = db.prepare<[number, string | null, string | null, number], { organization_id: string, user_id: string, process: string }>(
     `SELECT organization_id, user_id, process FROM kyc_reviews WHERE due_at <= ? AND ${onDueScope('organization_id')} ORDER BY due_at, user_id, process LIMIT ?`)
-  const earliestDue = db.prepare<[number], { organization_id: string, at: number | string }>(
+  const earliestDue = db.prepare<[number], { organization_id: string, at: number }>(
     'SELECT organization_id, MIN(due_at) AS at FROM kyc_reviews WHERE due_at <= ? GROUP BY organization_id')
   const updateUser = db.prepare('UPDATE users SET record = ?, email = ?, email_key = ? WHERE id = ?')
   const emailOwner = db.prepare<[string, string], string>('SELECT id FROM users WHERE organization_id = ? AND email_key = ?').pluck()

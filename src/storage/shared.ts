@@ -108,5 +108,5 @@ export const dueScopeParams = (scope: DueScope): [string | null, string | null] 
  */
 export interface DueAt { organizationId: string | null, at: number }
 
-/** A row of a query grouped by organization, `MIN(...) AS at` (PostgreSQL's BIGINT arrives as text). */
-export const toDueAt = (r: { organization_id: string | null, at: number | string }): DueAt => ({ organizationId: r.organization_id, at: Number(r.at) })
+/** A row of a query grouped by organization, `MIN(...) AS at` (an INTEGER, or a BIGINT the driver reads as a number). */
+export const toDueAt = (r: { organization_id: string | null, at: number }): DueAt => ({ organizationId: r.organization_id, at: r.at })

@@ -309,7 +309,7 @@ export function ledgerStore (db: Db): LedgerStore {
     WHERE p.account_id = ? ORDER BY p.created_at DESC, p.transaction_id DESC LIMIT ? OFFSET ?`)
   const dueRows = db.prepare<[number, string | null, string | null, number], string>(`SELECT id FROM transactions WHERE settle_at IS NOT NULL AND settle_at <= ? AND status = 'processing'
     AND ${onDueScope('organization_id')} ORDER BY settle_at, id LIMIT ?`).pluck()
-  const earliestDue = db.prepare<[number, number], { organization_id: string, at: number | string }>(`SELECT organization_id, MIN(settle_at) AS at FROM transactions
+  const earliestDue = db.prepare<[number, number], { organization_id: string, at: number }>(`SELECT organization_id, MIN(settle_at) AS at FROM transactions
       WHERE settle_at IS NOT NULL AND settle_at <= ? AND status = 'processing' GROUP BY organization_id
     UNION ALL SELECT organization_id, MIN(settle_at) AS at FROM ledger_unsettled WHERE settled_at IS NULL AND settle_at <= ? GROUP BY organization_id`)
   const unsettledOf = db.prepare<[string], { amount: string, settle_at: number }>('SELECT amount, settle_at FROM ledger_unsettled WHERE account_id = ? AND settled_at IS NULL')

@@ -353,7 +353,7 @@ export function webhooksStore (db: Db): WebhooksStore {
     postgres: `UPDATE webhook_messages SET lease_owner = ?, lease_until = ${DB_NOW_MS.postgres} + ? WHERE id = ANY(?::text[])`
   })
   const release = db.prepare('UPDATE webhook_messages SET lease_owner = NULL, lease_until = NULL WHERE id = ? AND lease_owner = ?')
-  const earliestDue = db.prepare<[], { organization_id: string, at: number | string }>(
+  const earliestDue = db.prepare<[], { organization_id: string, at: number }>(
     `SELECT m.organization_id, MIN(m.next_attempt_at) AS at FROM webhook_messages m JOIN webhook_endpoints e ON e.id = m.endpoint_id
      WHERE m.status = 'pending' AND e.disabled = 0 AND ${OLDEST_PENDING} GROUP BY m.organization_id`)
   const insertAttempt = db.prepare(`INSERT INTO webhook_attempts (id, organization_id, message_id, url, attempted_at, status_code, error, duration_ms, response_body)
