@@ -10,6 +10,8 @@
 // queued write with no socket left is dropped. A query can only reach a connection once it is
 // connected (the pool queues it before), so a missing socket means the connection is gone.
 
+import { patchModule, postgresModule } from './postgres-patch.js'
+
 const EXECUTE = `  function execute(q) {
     if (terminated)
       return queryError(q, Errors.connection('CONNECTION_DESTROYED', options))`
@@ -32,13 +34,7 @@ const NEXT_WRITE_FIXED = `  function nextWrite(fn) {
     const x = socket.write(chunk, fn)`
 
 /** The connection module's source with the fix; throws when the source is not the one it fits. */
-export function patchPostgresConnection (source) {
-  const text = source.replace(/\r\n/g, '\n')
-  if (!text.includes(EXECUTE) || !text.includes(NEXT_WRITE)) {
-    throw new Error('postgres.js\'s connection.js is not the source scripts/postgres-connection.js was written for: check whether the fix is still needed, and update or remove it')
-  }
-  return text.replace(EXECUTE, EXECUTE_FIXED).replace(NEXT_WRITE, NEXT_WRITE_FIXED)
-}
+export const patchPostgresConnection = (source) => patchModule(source, 'connection.js', 'scripts/postgres-connection.js', [[EXECUTE, EXECUTE_FIXED], [NEXT_WRITE, NEXT_WRITE_FIXED]])
 
 /** Matches the module the fix applies to, as esbuild names it (both of the package's builds). */
-export const POSTGRES_CONNECTION = /[\\/]node_modules[\\/]postgres[\\/](?:cjs[\\/])?src[\\/]connection\.js$/
+export const POSTGRES_CONNECTION = postgresModule('connection.js')

@@ -10,6 +10,8 @@
 // the two under random operations). Patched at bundle time, with a check that the source is still
 // the one this was written for, because the library offers no way to replace its queue.
 
+import { patchModule, postgresModule } from './postgres-patch.js'
+
 const REMOVE = `    remove: (x) => {
       const index = xs.indexOf(x)
       return index === -1
@@ -35,13 +37,7 @@ const SHIFT_BLANK_FIXED = `      } else if (index >= 1024 && index * 2 >= xs.len
       }`
 
 /** The queue module's source with the fix; throws when the source is not the one it fits. */
-export function patchPostgresQueue (source) {
-  const text = source.replace(/\r\n/g, '\n')
-  if (!text.includes(REMOVE) || !text.includes(SHIFT_BLANK)) {
-    throw new Error('postgres.js\'s queue.js is not the source scripts/postgres-queue.js was written for: check whether the fix is still needed, and update or remove it')
-  }
-  return text.replace(REMOVE, REMOVE_FIXED).replace(SHIFT_BLANK, SHIFT_BLANK_FIXED)
-}
+export const patchPostgresQueue = (source) => patchModule(source, 'queue.js', 'scripts/postgres-queue.js', [[REMOVE, REMOVE_FIXED], [SHIFT_BLANK, SHIFT_BLANK_FIXED]])
 
 /** Matches the module the fix applies to, as esbuild names it (both of the package's builds). */
-export const POSTGRES_QUEUE = /[\\/]node_modules[\\/]postgres[\\/](?:cjs[\\/])?src[\\/]queue\.js$/
+export const POSTGRES_QUEUE = postgresModule('queue.js')
