@@ -1,14 +1,15 @@
 // A fix to postgres.js's connection (node_modules/postgres/src/connection.js, 3.4.9, the newest
-// release), applied when the server is bundled (scripts/bundle.js), as the queue's fix is
-// (scripts/postgres-queue.js). When PostgreSQL ends a connection during a transaction (a restart,
-// a failover, `pg_terminate_backend`), the transaction's callback fails and postgres.js sends its
-// ROLLBACK on that same connection, whose socket it has already dropped: the write runs in a later
-// turn of the event loop and throws (`socket.write` of null), uncaught, and the whole sandbox
-// process exits. Found by ending the sandbox's connections under a load of writes. Fixed here: a
-// query on a connection without its socket fails as a query on a closed connection does
-// (CONNECTION_CLOSED, which the stores answer as the database being unavailable: 503), and a
-// queued write with no socket left is dropped. A query can only reach a connection once it is
-// connected (the pool queues it before), so a missing socket means the connection is gone.
+// release), applied as the queue's fix is (scripts/postgres-queue.js): when the server is bundled
+// (scripts/bundle.js) and, from the sources, as the module loads (scripts/postgres-fixes.js). When
+// PostgreSQL ends a connection during a transaction (a restart, a failover,
+// `pg_terminate_backend`), the transaction's callback fails and postgres.js sends its ROLLBACK on
+// that same connection, whose socket it has already dropped: the write runs in a later turn of the
+// event loop and throws (`socket.write` of null), uncaught, and the whole sandbox process exits.
+// Found by ending the sandbox's connections under a load of writes. Fixed here: a query on a
+// connection without its socket fails as a query on a closed connection does (CONNECTION_CLOSED,
+// which the stores answer as the database being unavailable: 503), and a queued write with no
+// socket left is dropped. A query can only reach a connection once it is connected (the pool queues
+// it before), so a missing socket means the connection is gone.
 
 import { patchModule, postgresModule } from './postgres-patch.js'
 

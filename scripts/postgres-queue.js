@@ -1,14 +1,15 @@
 // A fix to postgres.js's queue (node_modules/postgres/src/queue.js, 3.4.9, the newest release),
-// applied when the server is bundled (scripts/bundle.js). Its queue never drops the slots it has
-// shifted out until it is empty once: it blanks them. `remove` searched from the first slot, blanks
-// included, and the pool removes a connection from its queue on every query. Under steady load the
-// queue of busy connections is never empty, so the blanks grow by one a query and each query's
-// search with them: 13% of the CPU of a metadata GET on PostgreSQL after a 5 s run, and without
-// bound on a long-running demo. Fixed here: `remove` searches from the first live slot (a blank is
-// never what it looks for, so it finds the same slot), and a shift drops the blanks once they are
-// at least 1 024 and half the array. The queue's order and contents are unchanged (a test compares
-// the two under random operations). Patched at bundle time, with a check that the source is still
-// the one this was written for, because the library offers no way to replace its queue.
+// applied when the server is bundled (scripts/bundle.js) and, from the sources, as the module loads
+// (scripts/postgres-fixes.js). Its queue never drops the slots it has shifted out until it is empty
+// once: it blanks them. `remove` searched from the first slot, blanks included, and the pool
+// removes a connection from its queue on every query. Under steady load the queue of busy
+// connections is never empty, so the blanks grow by one a query and each query's search with them:
+// 13% of the CPU of a metadata GET on PostgreSQL after a 5 s run, and without bound on a
+// long-running demo. Fixed here: `remove` searches from the first live slot (a blank is never what
+// it looks for, so it finds the same slot), and a shift drops the blanks once they are at least 1
+// 024 and half the array. The queue's order and contents are unchanged (a test compares the two
+// under random operations). Patched at bundle time, with a check that the source is still the one
+// this was written for, because the library offers no way to replace its queue.
 
 import { patchModule, postgresModule } from './postgres-patch.js'
 

@@ -13,10 +13,11 @@ export interface Server { child: ChildProcess, base: string, exited: Promise<voi
 
 /**
  * Starts `src/server.ts` in a child process on the database file (with `env` on top of a silent,
- * loopback, seedless configuration) and resolves with its URL, read from the start banner.
+ * loopback, seedless configuration) and resolves with its URL, read from the start banner. postgres.js
+ * gets the bundle's fixes (scripts/postgres-fixes.js), so the server is the one `npm start` runs.
  */
 export async function startServer (databasePath: string, env: Record<string, string> = {}): Promise<Server> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', '--import', './scripts/postgres-fixes.js', 'src/server.ts'], {
     cwd: ROOT,
     env: {
       ...process.env,
