@@ -7,9 +7,12 @@ import t, { type Test } from 'tap'
 import { execFileSync, spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
+import { createServer as createHttpsServer } from 'node:https'
+import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { iso31661, iso31662 } from 'iso-3166'
+import { Webhook } from 'standardwebhooks'
 import { basic, waitFor } from '../helpers.js'
 import { buildProblem } from '../../scripts/build-check.cjs'
 
@@ -216,4 +219,71 @@ t.test('the built bundle validates, stores, patches, serves the docs and the das
   const lines = (): Array<Record<string, unknown>> => stdout().split('\n').filter(line => line.startsWith('{') && line.endsWith('}')).map(line => JSON.parse(line) as Record<string, unknown>)
   await waitFor(() => lines().some(line => line.method === 'PATCH'), { what: 'the PATCH request line on standard output' })
   t.match(lines().find(line => line.method === 'PATCH'), { level: 30, path: '/core/users/me/metadata', status: 200, clientId: 'sandbox-demo-client', msg: 'request' })
+})
+
+/** A self-signed certificate for localhost and 127.0.0.1, made with openssl in `dir`; its PEM files. */
+function selfSigned (dir: string, name: string): { key: string, cert: string, certFile: string } {
+  const keyFile = join(dir, `${name}.key`)
+  const certFile = join(dir, `${name}.crt`)
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
+    '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1', '-keyout', keyFile, '-out', certFile], { stdio: 'ignore' })
+  return { key: readFileSync(keyFile, 'utf8'), cert: readFileSync(certFile, 'utf8'), certFile }
+}
+
+/** An https receiver on 127.0.0.1 that answers 200 and keeps what it was sent. */
+async function httpsReceiver (t: Test, tls: { key: string, cert: string }): Promise<{ url: string, received: Array<{ headers: Record<string, string>, body: string }> }> {
+  const received: Array<{ headers: Record<string, string>, body: string }> = []
+  const server = createHttpsServer(tls, (req, res) => {
+    const chunks: Buffer[] = []
+    req.on('data', (c: Buffer) => chunks.push(c))
+    req.on('end', () => {
+      received.push({ headers: req.headers as Record<string, string>, body: Buffer.concat(chunks).toString('utf8') })
+      res.writeHead(200, { 'content-type': 'text/plain' }).end('ok')
+    })
+  })
+  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => { server.closeAllConnections(); server.close() })
+  return { url: `https://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`, received }
+}
+
+// The dispatcher loads node:https at the first https delivery (src/webhooks/dispatcher.ts), which
+// the bundle resolves as it was built to: only the built server shows that it works.
+t.test('the built server delivers a signed webhook over https, and records a certificate it does not trust as a failed attempt', async t => {
+  const dir = mkdtempSync(join(tmpdir(), 'https-hooks-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const trustedTls = selfSigned(dir, 'trusted')
+  const trusted = await httpsReceiver(t, trustedTls)
+  const untrusted = await httpsReceiver(t, selfSigned(dir, 'untrusted'))
+  // Node's way to trust a certificate authority more, as an operator would for an internal receiver.
+  const { url } = await startBuilt(t, { LOG_LEVEL: 'warn', NODE_EXTRA_CA_CERTS: trustedTls.certFile })
+
+  const endpoint = async (target: string): Promise<{ id: string, secret: string }> => {
+    const res = await fetch(`${url}/_sandbox/webhooks/endpoints`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url: target, eventTypes: ['core.user.created'] }) })
+    t.equal(res.status, 201)
+    return (await res.json() as { endpoint: { id: string, secret: string } }).endpoint
+  }
+  const good = await endpoint(trusted.url)
+  const bad = await endpoint(untrusted.url)
+
+  const token = (await (await tokenFor(url, 'core.users:create')).json() as { access_token: string }).access_token
+  const created = await fetch(`${url}/core/users`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'x-service-user-ip': '47.174.97.164' },
+    body: JSON.stringify({ email: 'https-hooks@example.com', termsOfService: 'general-gb-fca', primaryCitizenship: 'GB', address: { country: 'GB' } })
+  })
+  t.equal(created.status, 201)
+  const userId = (await created.json() as { user: { id: string } }).user.id
+
+  await waitFor(() => trusted.received.length > 0, { what: 'the delivery over https' })
+  const [delivery] = trusted.received
+  const event = new Webhook(good.secret).verify(delivery.body, delivery.headers) as { type: string, data: { user: { id: string } } }
+  t.match(event, { type: 'core.user.created', data: { user: { id: userId } } }, 'signed with the endpoint\'s secret')
+
+  type Listed = { endpointId: string, status: string, attempts: Array<{ statusCode: number | null, error: string | null }> }
+  const messages = async (): Promise<Listed[]> => (await (await fetch(`${url}/_sandbox/webhooks/messages`)).json() as { messages: Listed[] }).messages
+  await waitFor(async () => (await messages()).some(m => m.endpointId === bad.id && m.attempts.length > 0), { what: 'the attempt at the untrusted receiver' })
+  const refused = (await messages()).find(m => m.endpointId === bad.id)!
+  t.equal(untrusted.received.length, 0, 'nothing reached the receiver whose certificate is not trusted')
+  t.match(refused, { status: 'pending', attempts: [{ statusCode: null, error: /self[- ]signed certificate/i }] }, 'a failed attempt, to be retried')
+  t.match((await messages()).find(m => m.endpointId === good.id), { status: 'delivered', attempts: [{ statusCode: 200 }] })
 })
