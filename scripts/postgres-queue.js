@@ -6,8 +6,8 @@
 // connections is never empty, so the blanks grow by one a query and each query's search with them:
 // 13% of the CPU of a metadata GET on PostgreSQL after a 5 s run, and without bound on a
 // long-running demo. Fixed here: `remove` searches from the first live slot (a blank is never what
-// it looks for, so it finds the same slot), and a shift drops the blanks once they are at least 1
-// 024 and half the array. The queue's order and contents are unchanged (a test compares the two
+// it looks for, so it finds the same slot), and a shift drops the blanks once they are at least
+// 1 024 and half the array. The queue's order and contents are unchanged (a test compares the two
 // under random operations). Patched at bundle time, with a check that the source is still the one
 // this was written for, because the library offers no way to replace its queue.
 

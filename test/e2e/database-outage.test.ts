@@ -1,8 +1,10 @@
 // PostgreSQL stopped under a running replica, mid-traffic: calls answer 503 service_unavailable in
 // the envelope and health answers 503; PostgreSQL back, the same process serves again without a
-// restart, and every write it acknowledged is there. The test runs its own throwaway cluster
-// (scripts/pg-cluster.sh), so stopping it touches no other test. On the SQLite run of the suite
-// there is no server to lose (the database is a file of the process): nothing to test there.
+// restart, and every write it acknowledged is there. That test runs its own throwaway cluster
+// (scripts/pg-cluster.sh), so stopping it touches no other test. PostgreSQL ending the server's
+// connections during writes, again and again: the process lives on, and nothing acknowledged is
+// lost. On the SQLite run of the suite there is no server to lose (the database is a file of the
+// process): nothing to test there.
 import t from 'tap'
 import { execFileSync } from 'node:child_process'
 import { mkdtempSync } from 'node:fs'
@@ -78,6 +80,7 @@ if (backend !== 'postgres') {
       t.equal(res.status, 200, `acknowledged user ${id} is there`)
     }
   })
+
   t.test('PostgreSQL ends the sandbox\'s connections during writes, again and again: the process keeps serving, 201 or 503, and kept every acknowledged write', async t => {
     // A restart, a failover or `pg_terminate_backend` ends connections in the middle of a group
     // commit's transaction. postgres.js as published then wrote the failed transaction's ROLLBACK on
