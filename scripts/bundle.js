@@ -28,8 +28,7 @@ import { pathToFileURL } from 'node:url'
 import { dirname, relative } from 'node:path'
 import { execFileSync } from 'node:child_process'
 import { build } from 'esbuild'
-import { patchPostgresQueue, POSTGRES_QUEUE, POSTGRES_QUEUE_FIXED } from './postgres-queue.js'
-import { patchPostgresConnection, POSTGRES_CONNECTION, POSTGRES_CONNECTION_FIXED } from './postgres-connection.js'
+import { POSTGRES_FIXES } from './postgres-fixes-list.js'
 
 const BUNDLE = 'dist/server.bundle.cjs'
 const CODE_CACHE = 'dist/server.bundle.cache'
@@ -127,19 +126,14 @@ await build({
         return { contents: source, loader: 'js' }
       })
     }
-  }, {
-    // postgres.js's queue, fixed (scripts/postgres-queue.js says why).
-    name: 'postgres-queue',
+  },
+  // postgres.js's queue and connection, fixed (each fix's script says why).
+  ...POSTGRES_FIXES.map(fix => ({
+    name: `postgres-${fix.name}`,
     setup (b) {
-      b.onLoad({ filter: POSTGRES_QUEUE }, ({ path }) => ({ contents: patchPostgresQueue(readFileSync(path, 'utf8')), loader: 'js' }))
+      b.onLoad({ filter: fix.module }, ({ path }) => ({ contents: fix.patch(readFileSync(path, 'utf8')), loader: 'js' }))
     }
-  }, {
-    // postgres.js's connection, fixed (scripts/postgres-connection.js says why).
-    name: 'postgres-connection',
-    setup (b) {
-      b.onLoad({ filter: POSTGRES_CONNECTION }, ({ path }) => ({ contents: patchPostgresConnection(readFileSync(path, 'utf8')), loader: 'js' }))
-    }
-  }]
+  }))]
 })
 
 const bundle = readFileSync(BUNDLE, 'utf8')
@@ -149,13 +143,11 @@ if (wide !== null) {
   process.stderr.write(`scripts/bundle.js: ${BUNDLE} line ${line} has ${JSON.stringify(wide[0])}, outside Latin-1: V8 would keep the whole source as two bytes a character; escape it\n`)
   process.exit(1)
 }
-if (!bundle.includes(POSTGRES_QUEUE_FIXED)) {
-  process.stderr.write(`scripts/bundle.js: postgres.js's queue is in ${BUNDLE} without its fix (scripts/postgres-queue.js)\n`)
-  process.exit(1)
-}
-if (!bundle.includes(POSTGRES_CONNECTION_FIXED)) {
-  process.stderr.write(`scripts/bundle.js: postgres.js's connection is in ${BUNDLE} without its fix (scripts/postgres-connection.js)\n`)
-  process.exit(1)
+for (const fix of POSTGRES_FIXES) {
+  if (!bundle.includes(fix.fixed)) {
+    process.stderr.write(`scripts/bundle.js: postgres.js's ${fix.name} is in ${BUNDLE} without its fix (${fix.by})\n`)
+    process.exit(1)
+  }
 }
 const unresolvable = /\b__(dirname|filename)\b/.exec(bundle)
 if (unresolvable !== null) {

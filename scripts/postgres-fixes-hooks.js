@@ -1,17 +1,14 @@
 // The module hook of scripts/postgres-fixes.js: postgres.js's queue and connection, as ES modules
 // (the package's `import` build, which the sources load), get the bundle's fixes as they load.
 import { fileURLToPath } from 'node:url'
-import { patchPostgresConnection, POSTGRES_CONNECTION } from './postgres-connection.js'
-import { patchPostgresQueue, POSTGRES_QUEUE } from './postgres-queue.js'
-
-const FIXES = [[POSTGRES_QUEUE, patchPostgresQueue], [POSTGRES_CONNECTION, patchPostgresConnection]]
+import { POSTGRES_FIXES } from './postgres-fixes-list.js'
 
 export async function load (url, context, nextLoad) {
   const loaded = await nextLoad(url, context)
   if (!url.startsWith('file:') || !url.includes('/node_modules/postgres/') || loaded.source == null) return loaded
   const path = fileURLToPath(url)
-  const fix = FIXES.find(([module]) => module.test(path))
+  const fix = POSTGRES_FIXES.find(({ module }) => module.test(path))
   if (fix === undefined) return loaded
   const source = typeof loaded.source === 'string' ? loaded.source : Buffer.from(loaded.source).toString('utf8')
-  return { ...loaded, source: fix[1](source) }
+  return { ...loaded, source: fix.patch(source) }
 }

@@ -7,14 +7,13 @@ import t, { type Test } from 'tap'
 import { execFileSync, spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { createServer as createHttpsServer } from 'node:https'
-import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { iso31661, iso31662 } from 'iso-3166'
 import { Webhook } from 'standardwebhooks'
 import { basic, waitFor } from '../helpers.js'
 import { buildProblem } from '../../scripts/build-check.cjs'
+import { startReceiver } from '../webhooks/support.js'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const read = (file: string): string => readFileSync(join(ROOT, file), 'utf8')
@@ -230,30 +229,14 @@ function selfSigned (dir: string, name: string): { key: string, cert: string, ce
   return { key: readFileSync(keyFile, 'utf8'), cert: readFileSync(certFile, 'utf8'), certFile }
 }
 
-/** An https receiver on 127.0.0.1 that answers 200 and keeps what it was sent. */
-async function httpsReceiver (t: Test, tls: { key: string, cert: string }): Promise<{ url: string, received: Array<{ headers: Record<string, string>, body: string }> }> {
-  const received: Array<{ headers: Record<string, string>, body: string }> = []
-  const server = createHttpsServer(tls, (req, res) => {
-    const chunks: Buffer[] = []
-    req.on('data', (c: Buffer) => chunks.push(c))
-    req.on('end', () => {
-      received.push({ headers: req.headers as Record<string, string>, body: Buffer.concat(chunks).toString('utf8') })
-      res.writeHead(200, { 'content-type': 'text/plain' }).end('ok')
-    })
-  })
-  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
-  t.teardown(() => { server.closeAllConnections(); server.close() })
-  return { url: `https://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`, received }
-}
-
 // The dispatcher loads node:https at the first https delivery (src/webhooks/dispatcher.ts), which
 // the bundle resolves as it was built to: only the built server shows that it works.
 t.test('the built server delivers a signed webhook over https, and records a certificate it does not trust as a failed attempt', async t => {
   const dir = mkdtempSync(join(tmpdir(), 'https-hooks-'))
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))
   const trustedTls = selfSigned(dir, 'trusted')
-  const trusted = await httpsReceiver(t, trustedTls)
-  const untrusted = await httpsReceiver(t, selfSigned(dir, 'untrusted'))
+  const trusted = await startReceiver(t, undefined, [0], trustedTls)
+  const untrusted = await startReceiver(t, undefined, [0], selfSigned(dir, 'untrusted'))
   // Node's way to trust a certificate authority more, as an operator would for an internal receiver.
   const { url } = await startBuilt(t, { LOG_LEVEL: 'warn', NODE_EXTRA_CA_CERTS: trustedTls.certFile })
 
@@ -274,9 +257,8 @@ t.test('the built server delivers a signed webhook over https, and records a cer
   t.equal(created.status, 201)
   const userId = (await created.json() as { user: { id: string } }).user.id
 
-  await waitFor(() => trusted.received.length > 0, { what: 'the delivery over https' })
-  const [delivery] = trusted.received
-  const event = new Webhook(good.secret).verify(delivery.body, delivery.headers) as { type: string, data: { user: { id: string } } }
+  const [delivery] = await trusted.waitFor(1)
+  const event = new Webhook(good.secret).verify(delivery.body, delivery.headers as Record<string, string>) as { type: string, data: { user: { id: string } } }
   t.match(event, { type: 'core.user.created', data: { user: { id: userId } } }, 'signed with the endpoint\'s secret')
 
   type Listed = { endpointId: string, status: string, attempts: Array<{ statusCode: number | null, error: string | null }> }

@@ -1,15 +1,13 @@
 // postgres.js's connection as the bundle ships it (scripts/postgres-connection.js): PostgreSQL
 // ending a connection in the middle of a transaction fails that transaction (and the statements
 // sent on it) instead of crashing the process from a later turn of the event loop, and the pool
-// serves again on a new connection, as many times as it has connections and more. The build refuses a source the fix does not fit. The library is
-// loaded from a copy of its sources with the fixed connection; the check against a server runs on
-// the PostgreSQL run of the suite.
+// serves again on a new connection, as many times as it has connections and more. The build refuses
+// a source the fix does not fit. The suite runs the fixed library (scripts/postgres-fixes.js, checked
+// by ./postgres-fixes.test.ts); the check against a server runs on the PostgreSQL run of the suite.
 import t from 'tap'
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
-import { pathToFileURL } from 'node:url'
 import postgres from 'postgres'
 import { patchPostgresConnection, POSTGRES_CONNECTION, POSTGRES_CONNECTION_FIXED } from '../../scripts/postgres-connection.js'
 import { backend } from '../helpers.js'
@@ -38,16 +36,8 @@ if (backend !== 'postgres') {
   t.comment('a connection ended by PostgreSQL: run with SANDBOX_TEST_BACKEND=postgres (npm run test:postgres)')
 } else {
   t.test('PostgreSQL ends the connection of a transaction: the transaction fails, the process lives, the pool serves again', async t => {
-    // The library's sources, with the fixed connection, as an ES module package of their own.
-    const dir = mkdtempSync(join(tmpdir(), 'pg-connection-'))
-    t.teardown(() => { rmSync(dir, { recursive: true, force: true }) })
-    cpSync(sourceDir, dir, { recursive: true })
-    writeFileSync(join(dir, 'package.json'), '{ "type": "module" }')
-    writeFileSync(join(dir, 'connection.js'), patchPostgresConnection(source))
-    const fixed = ((await import(pathToFileURL(join(dir, 'index.js')).href)) as { default: typeof postgres }).default
-
     const url = await testDatabase(t)
-    const sql = fixed(url, { max: 2, onnotice: () => {} })
+    const sql = postgres(url, { max: 2, onnotice: () => {} })
     const admin = postgres(url, { max: 1, onnotice: () => {} })
     const uncaught: unknown[] = []
     const onUncaught = (error: unknown): void => { uncaught.push(error) }

@@ -1,6 +1,7 @@
 // Test support for webhooks: a real HTTP receiver on 127.0.0.1, a bounded wait for what the
 // dispatcher does in the background, and shortcuts for links and endpoints.
-import { createServer, type IncomingHttpHeaders } from 'node:http'
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http'
+import { createServer as createHttpsServer } from 'node:https'
 import type { AddressInfo } from 'node:net'
 import type { FastifyInstance } from 'fastify'
 import { accessToken, bearer } from '../helpers.js'
@@ -21,11 +22,14 @@ export interface Receiver {
 
 interface Teardown { teardown: (fn: () => unknown) => void }
 
-/** A receiver answering each request with `answer(n)` (n from 0); 200 "ok" by default. */
-export async function startReceiver (t: Teardown, answer: (n: number) => Answer = () => ({ status: 200, body: 'ok' }), ports: number[] = [0]): Promise<Receiver> {
+/**
+ * A receiver answering each request with `answer(n)` (n from 0); 200 "ok" by default. With `tls`
+ * (a key and certificate, PEM), over https.
+ */
+export async function startReceiver (t: Teardown, answer: (n: number) => Answer = () => ({ status: 200, body: 'ok' }), ports: number[] = [0], tls?: { key: string, cert: string }): Promise<Receiver> {
   const received: Received[] = []
   const timers = new Set<NodeJS.Timeout>()
-  const server = createServer((req, res) => {
+  const handle = (req: IncomingMessage, res: ServerResponse): void => {
     const chunks: Buffer[] = []
     req.on('data', (c: Buffer) => chunks.push(c))
     req.on('end', () => {
@@ -39,7 +43,8 @@ export async function startReceiver (t: Teardown, answer: (n: number) => Answer 
         timers.add(timer)
       }
     })
-  })
+  }
+  const server = tls === undefined ? createServer(handle) : createHttpsServer(tls, handle)
   await listenOnFirstFree(server, ports)
   t.teardown(() => {
     for (const timer of timers) clearTimeout(timer)
@@ -48,13 +53,13 @@ export async function startReceiver (t: Teardown, answer: (n: number) => Answer 
   })
   const { port } = server.address() as AddressInfo
   return {
-    url: `http://127.0.0.1:${port}/hooks`,
+    url: `${tls === undefined ? 'http' : 'https'}://127.0.0.1:${port}/hooks`,
     received,
     waitFor: count => until(() => received.length >= count ? received.slice() : undefined, `${count} deliveries`)
   }
 }
 
-async function listenOnFirstFree (server: ReturnType<typeof createServer>, ports: number[]): Promise<void> {
+async function listenOnFirstFree (server: ReturnType<typeof createServer> | ReturnType<typeof createHttpsServer>, ports: number[]): Promise<void> {
   for (const port of ports) {
     const error = await new Promise<Error | undefined>(resolve => {
       server.once('error', resolve)
