@@ -193,8 +193,8 @@ const CLUSTER_SCRIPT = join(ROOT, 'scripts/pg-cluster.sh')
  * postgres user, who could not reach into a directory private to root.
  */
 async function startCluster (cluster) {
-  const port = await freePort()
-  const out = spawnSync(CLUSTER_SCRIPT, ['start', cluster.dir, String(port)], { encoding: 'utf8' })
+  // No port named: the script's first free one, below the kernel's ephemeral ports.
+  const out = spawnSync(CLUSTER_SCRIPT, ['start', cluster.dir], { encoding: 'utf8' })
   if (out.status !== 0) {
     stopCluster(cluster)
     const why = (out.error?.message ?? out.stderr?.trim().split('\n').at(-1)) || `exit code ${out.status}`

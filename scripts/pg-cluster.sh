@@ -3,7 +3,7 @@
 # authentication, C locale (text compares as SQLite's binary order does).
 #
 #   scripts/pg-cluster.sh start <dir> [port]   initialise <dir>/data, start, print the URL last
-#                                              (no port: the first free one from 55432)
+#                                              (no port: the first free one from 25432)
 #   scripts/pg-cluster.sh stop <dir>           stop at once and remove <dir>
 #   scripts/pg-cluster.sh down <dir>           stop the server, keep its data (an outage, for tests)
 #   scripts/pg-cluster.sh up <dir> [port]      start the stopped server again on its data (and its port)
@@ -34,21 +34,17 @@ as_owner () {
 # True when something on loopback accepts connections on the port.
 in_use () { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
-# The first port from 55432 that nothing listens on: a cluster left running, or another CI job's,
-# does not stop this one.
-free_port () {
-  local port
-  for port in $(seq 55432 55531); do
-    if ! in_use "$port"; then echo "$port"; return; fi
-  done
-  echo "no free port between 55432 and 55531" >&2
-  exit 1
-}
+# Ports with no port named: 25432 to 25531, below the kernel's ephemeral range (32768 and up on
+# Linux, 49152 and up on macOS). Inside it, any outgoing connection (the suite's own, to another
+# cluster) can hold a port as its local end: nothing listens there, so it looks free, yet the server
+# cannot bind it. Below it, only a listener can hold a port, and a start that loses a race for one
+# to another listener moves on to the next.
+first_port=25432
+last_port=25531
 
 start () {
   local dir=$1 port=${2:-} bin
-  if [ -z "$port" ]; then port=$(free_port); fi
-  [[ $port =~ ^[0-9]+$ ]] || usage
+  [[ -z $port || $port =~ ^[0-9]+$ ]] || usage
   bin=$(bin_dir)
   if [ -z "$bin" ]; then
     if [ "$(id -u)" -ne 0 ]; then echo "PostgreSQL 15+ is not installed and installing it needs root" >&2; exit 1; fi
@@ -60,21 +56,34 @@ start () {
 
   mkdir -p "$dir"
   dir=$(cd "$dir" && pwd)
-  echo "$port" >"$dir/port"
   if [ "$(id -u)" -eq 0 ]; then chown postgres:postgres "$dir"; fi
   as_owner "$bin/initdb" -D "$dir/data" -U postgres -A trust -E UTF8 --locale=C --no-sync >"$dir/initdb.log" 2>&1 ||
     { cat "$dir/initdb.log" >&2; exit 1; }
-  serve "$dir" "$port"
+  if [ -n "$port" ]; then serve "$dir" "$port"; return; fi
+  for port in $(seq "$first_port" "$last_port"); do
+    in_use "$port" && continue
+    try_serve "$dir" "$port" && return
+    # Another listener took the port between the look and the bind: the next one.
+    grep -q 'could not create any TCP/IP sockets' "$dir/log" 2>/dev/null || { cat "$dir/log" >&2; exit 1; }
+  done
+  echo "no free port between $first_port and $last_port" >&2
+  exit 1
 }
 
-# Starts the server on an initialised <dir> (start, or up after down).
-serve () {
+# Starts the server on an initialised <dir> (start, or up after down), on that port or not at all.
+try_serve () {
   local dir=$1 port=$2 bin
   bin=$(bin_dir)
+  echo "$port" >"$dir/port"
+  rm -f "$dir/log"
   as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/log" -w \
     -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300" \
-    start >&2 || { cat "$dir/log" >&2; exit 1; }
+    start >&2 || return 1
   echo "postgres://postgres@127.0.0.1:$port/postgres"
+}
+
+serve () {
+  try_serve "$1" "$2" || { cat "$1/log" >&2; exit 1; }
 }
 
 down () {

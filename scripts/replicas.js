@@ -16,10 +16,11 @@ import { fileURLToPath } from 'node:url'
 const root = fileURLToPath(new URL('..', import.meta.url))
 const count = Number(process.env.REPLICAS ?? 3)
 const port = Number(process.env.PORT ?? 8080)
-const pgPort = process.env.PG_PORT ?? '55439'
+// PostgreSQL on PG_PORT, or on the cluster script's first free port.
+const pgPort = process.env.PG_PORT ? [process.env.PG_PORT] : []
 
 const dir = mkdtempSync(join(tmpdir(), 'sandbox-replicas-'))
-const url = execFileSync(join(root, 'scripts/pg-cluster.sh'), ['start', dir, pgPort], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim().split('\n').pop()
+const url = execFileSync(join(root, 'scripts/pg-cluster.sh'), ['start', dir, ...pgPort], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim().split('\n').pop()
 execFileSync('psql', [url, '-qc', 'CREATE DATABASE sandbox'], { stdio: 'inherit' })
 const databaseUrl = url.replace(/\/postgres$/, '/sandbox')
 

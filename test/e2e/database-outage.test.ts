@@ -6,9 +6,9 @@
 // lost. On the SQLite run of the suite there is no server to lose (the database is a file of the
 // process): nothing to test there.
 import t from 'tap'
-import { execFileSync } from 'node:child_process'
+import { execFile, execFileSync } from 'node:child_process'
 import { mkdtempSync } from 'node:fs'
-import { createServer, type AddressInfo } from 'node:net'
+import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -20,20 +20,17 @@ import { testDatabase } from '../pg.js'
 const CLUSTER = fileURLToPath(new URL('../../scripts/pg-cluster.sh', import.meta.url))
 const cluster = (...args: string[]): string => execFileSync(CLUSTER, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim().split('\n').pop()!
 
-const freePort = async (): Promise<number> => await new Promise(resolve => {
-  const server = createServer().listen(0, '127.0.0.1', () => {
-    const { port } = server.address() as AddressInfo
-    server.close(() => resolve(port))
-  })
-})
+// The script's ports with no port named: below the kernel's ephemeral range, so no outgoing
+// connection of a parallel test can hold one while the cluster is down.
+const FIRST_PORT = 25432
+const LAST_PORT = 25531
 
 if (backend !== 'postgres') {
   t.comment('losing the database is a PostgreSQL matter: run with SANDBOX_TEST_BACKEND=postgres (npm run test:postgres)')
 } else {
   t.test('PostgreSQL away mid-traffic: 503 in the envelope, health 503; back, the same replica serves and kept every acknowledged write', async t => {
     const dir = mkdtempSync(join(tmpdir(), 'sandbox-outage-'))
-    const port = String(await freePort())
-    const url = cluster('start', dir, port)
+    const url = cluster('start', dir)
     t.teardown(() => { cluster('stop', dir) })
     execFileSync('psql', [url, '-qc', 'CREATE DATABASE outage'])
     const server = await startServer(':memory:', { DATABASE_URL: url.replace(/\/postgres$/, '/outage'), LOG_LEVEL: 'silent' })
@@ -64,7 +61,7 @@ if (backend !== 'postgres') {
     t.equal(health.status, 503, 'health answers 503')
     t.equal((await health.json()).code, 'service_unavailable')
 
-    cluster('up', dir, port)
+    t.equal(cluster('up', dir), url, 'PostgreSQL back on its port')
     await waitFor(async () => (await fetch(`${server.base}/_sandbox/health`)).status === 200, { timeoutMs: 30_000, intervalMs: 200, what: 'health again' })
     t.equal(server.child.exitCode, null, 'the same process, never restarted')
     const after = await createUser(200_000)
@@ -124,12 +121,12 @@ if (backend !== 'postgres') {
     t.equal(stored, acknowledged.length, 'every acknowledged user is stored')
   })
 
-  t.test('the cluster script: with no port named, the first free one from 55432, which `up` keeps', async t => {
-    // The first port from 55432 that can be listened on is held here, as a cluster left running
+  t.test('the cluster script: with no port named, the first free one from 25432, which `up` keeps', async t => {
+    // The first port from 25432 that can be listened on is held here, as a cluster left running
     // would hold it: the script must pass it by.
     const held = createServer()
     let taken = 0
-    for (let port = 55432; port < 55532 && taken === 0; port++) {
+    for (let port = FIRST_PORT; port <= LAST_PORT && taken === 0; port++) {
       taken = await new Promise<number>(resolve => {
         held.once('error', () => { resolve(0) })
         held.listen(port, '127.0.0.1', () => { resolve(port) })
@@ -141,10 +138,25 @@ if (backend !== 'postgres') {
     const url = cluster('start', dir)
     t.teardown(() => { cluster('stop', dir) })
     const port = Number(new URL(url).port)
-    t.ok(port > taken && port < 55532, `started on ${port}, past the held ${taken}`)
+    t.ok(port > taken && port <= LAST_PORT, `started on ${port}, past the held ${taken}`)
     t.equal(execFileSync('psql', [url, '-tAc', 'SELECT 1'], { encoding: 'utf8' }).trim(), '1', 'and it answers there')
     cluster('down', dir)
     t.equal(cluster('up', dir), url, 'up with no port: the same port again')
     t.equal(execFileSync('psql', [url, '-tAc', 'SELECT 2'], { encoding: 'utf8' }).trim(), '2', 'answering')
+  })
+  t.test('the cluster script: two clusters started at once with no port named both start, each on its own port', async t => {
+    // Both look for a free port at about the same time and may pick the same one: the one that
+    // loses the bind moves on to the next port instead of failing.
+    const dirs = [mkdtempSync(join(tmpdir(), 'sandbox-race-')), mkdtempSync(join(tmpdir(), 'sandbox-race-'))]
+    t.teardown(() => { for (const dir of dirs) cluster('stop', dir) })
+    const urls = await Promise.all(dirs.map(async dir => await new Promise<string>((resolve, reject) => {
+      execFile(CLUSTER, ['start', dir], { encoding: 'utf8' }, (error, stdout, stderr) => {
+        if (error) reject(new Error(`start failed: ${stderr}`))
+        else resolve(stdout.trim().split('\n').pop()!)
+      })
+    })))
+    const ports = urls.map(url => Number(new URL(url).port))
+    t.not(ports[0], ports[1], `on ${ports.join(' and ')}`)
+    for (const url of urls) t.equal(execFileSync('psql', [url, '-tAc', 'SELECT 3'], { encoding: 'utf8' }).trim(), '3', `${url} answers`)
   })
 }
