@@ -34,11 +34,12 @@ as_owner () {
 # True when something on loopback accepts connections on the port.
 in_use () { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
-# Ports with no port named: 25432 to 25531, below the kernel's ephemeral range (32768 and up on
-# Linux, 49152 and up on macOS). Inside it, any outgoing connection (the suite's own, to another
-# cluster) can hold a port as its local end: nothing listens there, so it looks free, yet the server
-# cannot bind it. Below it, only a listener can hold a port, and a start that loses a race for one
-# to another listener moves on to the next.
+# Ports with no port named: the first of 25432 to 25531 that nothing listens on (a cluster left
+# running, another job's). They lie below the kernel's ephemeral range (32768 and up on Linux, 49152
+# and up on macOS): inside it, any outgoing connection (the suite's, to another cluster) can hold a
+# port as its local end, where nothing listens, so the port looks free, yet the server cannot bind
+# it. Below it only a listener can hold a port; a start that loses the race for one to another
+# listener moves on to the next.
 first_port=25432
 last_port=25531
 
