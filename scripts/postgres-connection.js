@@ -10,6 +10,15 @@
 // which the stores answer as the database being unavailable: 503), and a queued write with no
 // socket left is dropped. A query can only reach a connection once it is connected (the pool queues
 // it before), so a missing socket means the connection is gone.
+//
+// A second fault of the same close: a statement shorter than 1 KiB waits for the next turn of the
+// event loop (a timer) before it is written. When the socket closes before that turn, the close
+// cancels the timer but keeps its handle and the waiting bytes. The connection's next socket then
+// never writes anything: a write only starts a timer when it finds none, and the handle is still
+// there. Its start-up message waits for ever, and so does every statement the pool gives that
+// connection. Found by ending the sandbox's connections under a load of writes: one round in a few
+// dozen left a connection so, and each of its requests then hung. Fixed here: the close forgets
+// the timer and the bytes, which belonged to statements the close has already failed.
 
 import { patchModule, postgresModule } from './postgres-patch.js'
 
@@ -34,8 +43,13 @@ const NEXT_WRITE_FIXED = `  function nextWrite(fn) {
     }
     const x = socket.write(chunk, fn)`
 
+const CLOSED_TIMER = `    incomings = null
+    clearImmediate(nextWriteTimer)`
+const CLOSED_TIMER_FIXED = `${CLOSED_TIMER}
+    chunk = nextWriteTimer = null`
+
 /** The connection module's source with the fix; throws when the source is not the one it fits. */
-export const patchPostgresConnection = (source) => patchModule(source, 'connection.js', 'scripts/postgres-connection.js', [[EXECUTE, EXECUTE_FIXED], [NEXT_WRITE, NEXT_WRITE_FIXED]])
+export const patchPostgresConnection = (source) => patchModule(source, 'connection.js', 'scripts/postgres-connection.js', [[EXECUTE, EXECUTE_FIXED], [NEXT_WRITE, NEXT_WRITE_FIXED], [CLOSED_TIMER, CLOSED_TIMER_FIXED]])
 
 /** Matches the module the fix applies to, as esbuild names it (both of the package's builds). */
 export const POSTGRES_CONNECTION = postgresModule('connection.js')

@@ -325,7 +325,15 @@ function toPostgres (text: string): { text: string, names: string[] | undefined 
 type Value = string | number | bigint | boolean | Buffer | null
 // PostgreSQL text cannot hold NUL; SQLite's can. A NUL in a parameter (a hostile id in a path,
 // say) becomes U+FFFD: a lookup then finds nothing, as on SQLite, instead of failing.
-const bindValue = (v: unknown): Value => v === undefined ? null : typeof v === 'string' && v.includes('\u0000') ? v.replaceAll('\u0000', '\uFFFD') : v as Value
+const bindText = (v: string): string => v.includes('\u0000') ? v.replaceAll('\u0000', '\uFFFD') : v
+// An array (the statement casts it: `?::text[]`) goes as PostgreSQL's array literal, each element
+// quoted: '{"a","b\\"c"}'. The driver would build it only from array types it reads from the
+// server on each new connection (`fetch_types`); that read fails unhandled, and ends the process,
+// when PostgreSQL ends the connection during it. So the driver reads none, and the literal is
+// written here: its quoting is two characters.
+const arrayLiteral = (values: unknown[]): string =>
+  `{${values.map(v => v === null || v === undefined ? 'NULL' : `"${bindText(String(v)).replace(/["\\]/g, '\\$&')}"`).join(',')}}`
+const bindValue = (v: unknown): Value => v === undefined ? null : typeof v === 'string' ? bindText(v) : Array.isArray(v) ? arrayLiteral(v) : v as Value
 
 class PostgresStatement<P extends unknown[] | object, R> implements Statement<P, R> {
   readonly #db: PostgresDb
@@ -399,6 +407,8 @@ class PostgresDb extends GroupCommitDb implements Db {
       max: options.max ?? 10,
       connect_timeout: options.connectTimeoutSeconds ?? 10,
       idle_timeout: 0,
+      // No read of the server's array types on each new connection: see arrayLiteral.
+      fetch_types: false,
       onnotice: () => {},
       // int8 (counts, millisecond instants) as a number, as SQLite answers them.
       types: { bigint: { to: 20, from: [20], serialize: (x: unknown) => String(x), parse: (x: string) => Number(x) } } as never,
