@@ -7,12 +7,13 @@
 #   scripts/pg-cluster.sh stop <dir>           stop at once and remove <dir>
 #   scripts/pg-cluster.sh down <dir>           stop the server, keep its data (an outage, for tests)
 #   scripts/pg-cluster.sh up <dir> [port]      start the stopped server again on its data (and its port)
+#   scripts/pg-cluster.sh ports                print the first and last port tried when none is named
 #
 # Installs Debian's postgresql package when no server is installed; uses the newest version found
 # (15 or later). As root the server runs as the postgres user (initdb refuses root).
 set -euo pipefail
 
-usage () { echo "usage: $0 start <dir> [port] | stop <dir> | down <dir> | up <dir> [port]" >&2; exit 2; }
+usage () { echo "usage: $0 start <dir> [port] | stop <dir> | down <dir> | up <dir> [port] | ports" >&2; exit 2; }
 
 # The newest installed server's bin directory (15 or later), or nothing.
 bin_dir () {
@@ -109,5 +110,6 @@ case $1 in
   down) [ $# -eq 2 ] || usage; down "$2" ;;
   # A cluster started before the port was kept in <dir>/port ran on 55432.
   up) [ $# -ge 2 ] && [ $# -le 3 ] || usage; serve "$(cd "$2" && pwd)" "${3:-$(cat "$2/port" 2>/dev/null || echo 55432)}" ;;
+  ports) [ $# -eq 1 ] || usage; echo "$first_port $last_port" ;;
   *) usage ;;
 esac

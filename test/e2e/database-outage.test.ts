@@ -12,18 +12,22 @@ import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
 import postgres from 'postgres'
 import { backend, DEMO_ID, DEMO_SECRET, REQUEST_ID, waitFor } from '../helpers.js'
 import { clientToken, startServer } from '../reliability/support.js'
 import { testDatabase } from '../pg.js'
 
 const CLUSTER = fileURLToPath(new URL('../../scripts/pg-cluster.sh', import.meta.url))
-const cluster = (...args: string[]): string => execFileSync(CLUSTER, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim().split('\n').pop()!
+/** The script's answer: its last line (a start's URL). */
+const lastLine = (output: string): string => output.trim().split('\n').pop()!
+const cluster = (...args: string[]): string => lastLine(execFileSync(CLUSTER, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }))
+/** The same, without blocking the event loop: for starts that run at once. */
+const clusterAsync = async (...args: string[]): Promise<string> => lastLine((await promisify(execFile)(CLUSTER, args, { encoding: 'utf8' })).stdout)
 
 // The script's ports with no port named: below the kernel's ephemeral range, so no outgoing
 // connection of a parallel test can hold one while the cluster is down.
-const FIRST_PORT = 25432
-const LAST_PORT = 25531
+const [FIRST_PORT, LAST_PORT] = cluster('ports').split(' ').map(Number)
 
 if (backend !== 'postgres') {
   t.comment('losing the database is a PostgreSQL matter: run with SANDBOX_TEST_BACKEND=postgres (npm run test:postgres)')
@@ -152,12 +156,7 @@ if (backend !== 'postgres') {
     // loses the bind moves on to the next port instead of failing.
     const dirs = [mkdtempSync(join(tmpdir(), 'sandbox-race-')), mkdtempSync(join(tmpdir(), 'sandbox-race-'))]
     t.teardown(() => { for (const dir of dirs) cluster('stop', dir) })
-    const urls = await Promise.all(dirs.map(async dir => await new Promise<string>((resolve, reject) => {
-      execFile(CLUSTER, ['start', dir], { encoding: 'utf8' }, (error, stdout, stderr) => {
-        if (error) reject(new Error(`start failed: ${stderr}`))
-        else resolve(stdout.trim().split('\n').pop()!)
-      })
-    })))
+    const urls = await Promise.all(dirs.map(async dir => await clusterAsync('start', dir)))
     const ports = urls.map(url => Number(new URL(url).port))
     t.not(ports[0], ports[1], `on ${ports.join(' and ')}`)
     for (const url of urls) t.equal(execFileSync('psql', [url, '-tAc', 'SELECT 3'], { encoding: 'utf8' }).trim(), '3', `${url} answers`)
