@@ -59,11 +59,12 @@ export function ledgerReader (db: Db): LedgerReader {
       t.body::jsonb #>> '{origin,asset}' AS origin_asset, t.body::jsonb #>> '{origin,amount}' AS origin_amount
     ${postingsFrom}`
   })
-  // The user's transactions (through the transaction_parties_user index), completed in the period.
-  const completed = db.prepare<[string, string, string, string, number, number], string>(`SELECT t.id FROM transactions t
-    WHERE t.id IN (SELECT transaction_id FROM transaction_parties WHERE organization_id = ? AND user_id = ?)
-      AND t.status = 'completed' AND t.completed_at >= ? AND t.completed_at <= ?
-    ORDER BY t.completed_at DESC, t.id DESC LIMIT ? OFFSET ?`).pluck()
+  // The user's transactions completed in the period, read in the order of the parties' index by
+  // completion time (transaction_parties_completed): a page reads its own rows and those it skips.
+  // A user is a party of a transaction once per account, so the page is of distinct transactions.
+  const completed = db.prepare<[string, string, string, string, number, number], string>(`SELECT DISTINCT transaction_id, completed_at
+    FROM transaction_parties WHERE organization_id = ? AND user_id = ? AND completed_at IS NOT NULL AND completed_at >= ? AND completed_at <= ?
+    ORDER BY completed_at DESC, transaction_id DESC LIMIT ? OFFSET ?`).pluck()
 
   const originOf = (asset: unknown, amount: unknown): UserPosting['origin'] =>
     typeof asset === 'string' && typeof amount === 'string' ? { asset, amount } : undefined

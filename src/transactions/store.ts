@@ -292,6 +292,9 @@ export function ledgerStore (db: Db): LedgerStore {
   const getAny = db.prepare<[string], TransactionRow>('SELECT * FROM transactions WHERE id = ?')
   const updateState = db.prepare(`UPDATE transactions SET status = @status, reason = @reason, settle_at = @settleAt, "authorization" = @authorization,
     updated_at = @updatedAt, completed_at = @completedAt WHERE id = @id`)
+  // A completed transaction's parties keep its completion time: a statement reads them by it
+  // (transaction_parties_completed).
+  const completeParties = db.prepare('UPDATE transaction_parties SET completed_at = ? WHERE transaction_id = ?')
   const setSettleAt = db.prepare('UPDATE transactions SET settle_at = ?, "authorization" = NULL, updated_at = ? WHERE id = ? AND status = \'processing\'')
   const pendingWithdrawal = db.prepare<[string], number>("SELECT 1 FROM transactions WHERE withdrawal_key = ? AND status IN ('processing', 'on-hold') LIMIT 1").pluck()
   // A page of a user's transactions is read in the order of its index (transaction_parties_user:
@@ -492,6 +495,7 @@ export function ledgerStore (db: Db): LedgerStore {
       completedAt: status === 'completed' ? iso : null
     }
     await updateState.run({ id: t.id, status: next.status, reason: next.reason, settleAt: next.settleAt, authorization: next.authorization, updatedAt: iso, completedAt: next.completedAt })
+    if (next.completedAt !== null) await completeParties.run(next.completedAt, t.id)
     await recordEvent(db, events.transaction('core.transaction.status-changed', next))
     await announce(moved, events)
     return { ok: true, transaction: next, changed: true }
@@ -520,6 +524,7 @@ export function ledgerStore (db: Db): LedgerStore {
     const iso = new Date(at).toISOString()
     const completed: TransactionRecord = { ...r, status: 'completed', reason: null, settleAt: null, updatedAt: iso, completedAt: iso }
     await updateState.run({ id: r.id, status: 'completed', reason: null, settleAt: null, authorization: null, updatedAt: iso, completedAt: iso })
+    await completeParties.run(iso, r.id)
     if (events !== undefined) {
       await recordEvent(db, events.transaction('core.transaction.status-changed', completed))
       await announce(posted.moved, events)
