@@ -4,9 +4,9 @@
 // serves again on a new connection, as many times as it has connections and more. A socket that
 // closes while a statement waits for its turn to be written leaves a connection that writes again
 // on its next socket. The sandbox's own binding of arrays (src/storage/db.ts) reaches the server
-// unchanged, whatever the text holds. The build refuses
-// a source the fix does not fit. The suite runs the fixed library (scripts/postgres-fixes.js, checked
-// by ./postgres-fixes.test.ts); the check against a server runs on the PostgreSQL run of the suite.
+// unchanged, whatever the text holds. The build refuses a source the fix does not fit. The suite
+// runs the fixed library (scripts/postgres-fixes.js, checked by ./postgres-fixes.test.ts); the
+// check against a server runs on the PostgreSQL run of the suite.
 import t from 'tap'
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
