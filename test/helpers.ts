@@ -10,6 +10,7 @@ import { testConfig, type Config } from '../src/config.js'
 import { Clock } from '../src/clock.js'
 import { allScopes } from '../src/auth/scopes.js'
 import { openStorage, type Storage, type UserRecord } from '../src/storage/index.js'
+import { openPostgres, openSqlite, type Db } from '../src/storage/db.js'
 import { testDatabase } from './pg.js'
 
 export const DEMO_ID = 'sandbox-demo-client'
@@ -50,6 +51,24 @@ export async function build (t: Teardown, overrides: Partial<Config> = {}, optio
 /** The PostgreSQL database behind each path `fileDatabasePath` answered, and those being made. */
 const databaseUrls = new Map<string, string>()
 const pendingDatabases = new Map<string, Promise<void>>()
+
+/**
+ * A database with nothing in it, not even the migrations, on the suite's backend (`:memory:`, or
+ * on PostgreSQL a database of its own, emptied), closed when the test ends: for tests that apply
+ * migrations themselves.
+ */
+export async function emptyDatabase (t: Teardown): Promise<Db> {
+  let db: Db
+  if (backend === 'postgres') {
+    db = await openPostgres({ url: await testDatabase(t) })
+    // The test databases are copies of a migrated template: emptied here.
+    await db.exec('DROP SCHEMA public CASCADE; CREATE SCHEMA public')
+  } else {
+    db = openSqlite(':memory:')
+  }
+  t.teardown(() => db.close())
+  return db
+}
 
 /**
  * A database that outlives one app, for tests that restart the sandbox: a file in a temporary

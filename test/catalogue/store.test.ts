@@ -3,24 +3,15 @@ import { Clock } from '../../src/clock.js'
 import { catalogueStore } from '../../src/catalogue/store.js'
 import { migrations } from '../../src/catalogue/migrations.js'
 import { CatalogueService } from '../../src/catalogue/service.js'
-import { openPostgres, openSqlite, type Db } from '../../src/storage/db.js'
+import type { Db } from '../../src/storage/db.js'
 import { migrate } from '../../src/storage/migrate.js'
-import { backend } from '../helpers.js'
-import { testDatabase } from '../pg.js'
+import { emptyDatabase } from '../helpers.js'
 
 interface Teardown { teardown: (fn: () => unknown) => void }
 
 /** A database with the catalogue's tables only, on the suite's backend, closed when the test ends. */
 async function catalogueDb (t: Teardown): Promise<Db> {
-  let db: Db
-  if (backend === 'postgres') {
-    db = await openPostgres({ url: await testDatabase(t) })
-    // The test databases are copies of a migrated template: emptied here.
-    await db.exec('DROP SCHEMA public CASCADE; CREATE SCHEMA public')
-  } else {
-    db = openSqlite(':memory:')
-  }
-  t.teardown(() => db.close())
+  const db = await emptyDatabase(t)
   await migrate(db, migrations)
   return db
 }

@@ -3,20 +3,17 @@
 import t from 'tap'
 import Database from 'better-sqlite3'
 import { migrate, type Migration } from '../../src/storage/migrate.js'
-import { openPostgres, openSqlite, type Db } from '../../src/storage/db.js'
+import type { Db } from '../../src/storage/db.js'
 import { openStorage } from '../../src/storage/index.js'
 import { migrations as coreMigrations } from '../../src/storage/core-migrations.js'
 import { migrations as webhooksMigrations } from '../../src/webhooks/migrations.js'
 import { migrations as sandboxMigrations } from '../../src/sandbox/migrations.js'
-import { backend, build, fileDatabasePath } from '../helpers.js'
-import { testDatabase } from '../pg.js'
+import { backend, build, emptyDatabase, fileDatabasePath } from '../helpers.js'
 import { AreaRegistry } from '../../src/kit/area.js'
 import { areas } from '../../src/areas.js'
 
 const CORE_MIGRATIONS = coreMigrations.map(m => `core/${m.name}`)
 const AREA_MIGRATIONS = new AreaRegistry(areas).migrations().map(m => m.name)
-
-interface Teardown { teardown: (fn: () => unknown) => void }
 
 // The record of migrations, in the order they ran. PostgreSQL's table has no rowid; a table only
 // ever inserted into, one row per transaction, keeps its rows in that order (ctid).
@@ -27,20 +24,6 @@ const tables = async (db: Db): Promise<string[]> =>
     sqlite: "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name",
     postgres: "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY name"
   }).pluck().all()
-
-/** A database with nothing in it, on the suite's backend, closed when the test ends. */
-async function emptyDb (t: Teardown): Promise<Db> {
-  let db: Db
-  if (backend === 'postgres') {
-    db = await openPostgres({ url: await testDatabase(t) })
-    // The test databases are copies of a migrated template: emptied here.
-    await db.exec('DROP SCHEMA public CASCADE; CREATE SCHEMA public')
-  } else {
-    db = openSqlite(':memory:')
-  }
-  t.teardown(() => db.close())
-  return db
-}
 
 /** A migration whose text is the same on both backends. */
 const same = (name: string, sql: string): Migration => ({ name, sql, postgres: sql })
@@ -54,7 +37,7 @@ t.test('a new database records the core\'s and every area\'s migrations by name,
 })
 
 t.test('migrations run once, in the order given, and report what they ran', async t => {
-  const db = await emptyDb(t)
+  const db = await emptyDatabase(t)
   const list = [same('a/001', 'CREATE TABLE one (x TEXT)'), same('a/002', 'ALTER TABLE one ADD COLUMN y TEXT')]
   t.strictSame(await migrate(db, list), ['a/001', 'a/002'])
   t.strictSame(await migrate(db, list), [], 'nothing runs twice')
@@ -63,13 +46,13 @@ t.test('migrations run once, in the order given, and report what they ran', asyn
 })
 
 t.test('two migrations of one name are refused before any runs', async t => {
-  const db = await emptyDb(t)
+  const db = await emptyDatabase(t)
   await t.rejects(migrate(db, [same('a/001', 'CREATE TABLE one (x TEXT)'), same('a/001', 'CREATE TABLE two (x TEXT)')]), /Two migrations are named a\/001/)
   t.notOk((await tables(db)).includes('one'), 'the first did not run either')
 })
 
 t.test('a failing migration leaves no trace and stops the ones after it', async t => {
-  const db = await emptyDb(t)
+  const db = await emptyDatabase(t)
   await t.rejects(migrate(db, [same('a/001', 'CREATE TABLE one (x TEXT); CREATE TABLE one (x TEXT)'), same('a/002', 'CREATE TABLE two (x TEXT)')]))
   t.strictSame(await names(db), [])
   t.notOk((await tables(db)).includes('one'))

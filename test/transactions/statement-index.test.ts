@@ -4,28 +4,18 @@
 // time, every other party none. On the suite's backend.
 import t from 'tap'
 import { migrate } from '../../src/storage/migrate.js'
-import { openPostgres, openSqlite, type Db } from '../../src/storage/db.js'
 import { migrations as coreMigrations } from '../../src/storage/core-migrations.js'
 import { ledgerReader } from '../../src/transactions/reader.js'
 import { AreaRegistry } from '../../src/kit/area.js'
 import { areas } from '../../src/areas.js'
-import { backend } from '../helpers.js'
-import { testDatabase } from '../pg.js'
+import { emptyDatabase } from '../helpers.js'
 
 const ALL = [...coreMigrations.map(m => ({ ...m, name: `core/${m.name}` })), ...new AreaRegistry(areas).migrations()]
 const ADDED = ALL.findIndex(m => m.name.endsWith('/006-statement-by-completion'))
 
 t.test('a database from before the completion time on parties gets it from its transactions', async t => {
   t.ok(ADDED > 0, 'the migration is registered')
-  let db: Db
-  if (backend === 'postgres') {
-    db = await openPostgres({ url: await testDatabase(t) })
-    // The test databases are copies of a migrated template: emptied here.
-    await db.exec('DROP SCHEMA public CASCADE; CREATE SCHEMA public')
-  } else {
-    db = openSqlite(':memory:')
-  }
-  t.teardown(() => db.close())
+  const db = await emptyDatabase(t)
   await migrate(db, ALL.slice(0, ADDED))
 
   const org = 'org-1'

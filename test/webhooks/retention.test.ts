@@ -4,10 +4,8 @@
 import t from 'tap'
 import { randomUUID } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
-import { backend, build, DEMO_ORG, fileDatabasePath, makeClient } from '../helpers.js'
-import { testDatabase } from '../pg.js'
+import { build, DEMO_ORG, emptyDatabase, fileDatabasePath, makeClient } from '../helpers.js'
 import { Clock } from '../../src/clock.js'
-import { openPostgres, openSqlite, type Db } from '../../src/storage/db.js'
 import { migrate } from '../../src/storage/migrate.js'
 import { migrations as core } from '../../src/storage/core-migrations.js'
 import { migrations } from '../../src/webhooks/migrations.js'
@@ -177,23 +175,9 @@ t.test('the sandbox prunes at start, and periodically', async t => {
   t.equal(new Retention({ store: second.storage.store(webhooksStore), events: second.storage.events, clock, log: second.log, retentionSeconds: 7 * 24 * HOUR }).intervalMs, 3_600_000, 'else hourly')
 })
 
-/** A database with nothing in it, on the suite's backend, closed when the test ends. */
-async function emptyDb (t: { teardown: (fn: () => unknown) => void }): Promise<Db> {
-  let db: Db
-  if (backend === 'postgres') {
-    db = await openPostgres({ url: await testDatabase(t) })
-    // The test databases are copies of a migrated template: emptied here.
-    await db.exec('DROP SCHEMA public CASCADE; CREATE SCHEMA public')
-  } else {
-    db = openSqlite(':memory:')
-  }
-  t.teardown(() => db.close())
-  return db
-}
-
 t.test('the migration dates messages settled before it by their last attempt', async t => {
   const named = [...core.map(m => ({ ...m, name: `core/${m.name}` })), ...migrations.map(m => ({ ...m, name: `webhooks/${m.name}` }))]
-  const db = await emptyDb(t)
+  const db = await emptyDatabase(t)
   await migrate(db, named.filter(m => m.name !== 'webhooks/002-rotation-retention'))
   await db.exec(`
     INSERT INTO organizations (id, name, created_at) VALUES ('o', 'O', '2026-01-01T00:00:00.000Z');
