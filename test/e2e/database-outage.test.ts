@@ -99,9 +99,15 @@ if (backend !== 'postgres') {
     let next = 0
     const createUser = async (): Promise<void> => {
       // A failed fetch (status 0) is a process that no longer answers, or a request left without an
-      // answer for 10 s: a connection of the pool that hangs (scripts/postgres-connection.js).
-      const res = await fetch(`${server.base}/core/users`, { method: 'POST', headers, signal: AbortSignal.timeout(10_000), body: JSON.stringify({ email: `ended-${next++}@example.com`, termsOfService: 'general-gb-fca', primaryCitizenship: 'GB', address: { country: 'GB' } }) }).catch(() => undefined)
-      answers.push({ status: res?.status ?? 0, body: await res?.json().catch(() => null) })
+      // answer for 25 s: a connection of the pool that hangs (scripts/postgres-connection.js). Its
+      // body says which (the error's name and cause) and when. 25 s is longer than the server's own
+      // wait for a new connection (10 s, then a 503), so a request the server answers late is not
+      // counted as one it never answers.
+      const started = Date.now()
+      const res = await fetch(`${server.base}/core/users`, { method: 'POST', headers, signal: AbortSignal.timeout(25_000), body: JSON.stringify({ email: `ended-${next++}@example.com`, termsOfService: 'general-gb-fca', primaryCitizenship: 'GB', address: { country: 'GB' } }) })
+        .catch((error: Error & { cause?: { code?: string, message?: string } }) => ({ failed: `${error.name}: ${error.message} (${error.cause?.code ?? error.cause?.message ?? 'no cause'}) after ${Date.now() - started} ms` }))
+      if ('failed' in res) answers.push({ status: 0, body: res.failed })
+      else answers.push({ status: res.status, body: await res.json().catch(() => null) })
     }
     const state = { running: true }
     // Four writers at once, so that a group commit's transaction is open at most moments.
@@ -119,7 +125,7 @@ if (backend !== 'postgres') {
     t.ok(ended >= 30, `the sandbox's connections were ended (${ended} in 60 rounds)`)
     t.equal(server.child.exitCode, null, 'the process is alive')
     const statuses = [...new Set(answers.map(a => a.status))].sort()
-    t.ok(statuses.every(s => s === 201 || s === 503), `every answer was a 201 or a 503 (${statuses.join(', ')})`)
+    t.ok(statuses.every(s => s === 201 || s === 503), `every answer was a 201 or a 503 (${statuses.join(', ')})`, { failed: answers.filter(a => a.status === 0).map(a => a.body as string) })
     for (const a of answers.filter(a => a.status === 503)) t.same(a.body, { code: 'service_unavailable', message: 'The service is temporarily unavailable' })
     await waitFor(async () => { await createUser(); return answers[answers.length - 1].status === 201 }, { timeoutMs: 10_000, what: 'a write served after the last round' })
     const acknowledged = answers.filter(a => a.status === 201).map(a => a.body.user.id as string)
