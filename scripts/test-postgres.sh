@@ -14,4 +14,4 @@ if [ -z "${TEST_DATABASE_URL:-}" ]; then
 fi
 # Every statement is a round trip here: files that send thousands of requests (the fuzz test) get
 # longer than the 120 s of the SQLite run.
-SANDBOX_TEST_BACKEND=postgres npx tap --timeout=600 "$@"
+SANDBOX_TEST_BACKEND=postgres node scripts/test.js --timeout=600 "$@"

@@ -47,5 +47,6 @@ t.test('node with the hook loads both fixes; without it, the library as publishe
 t.test('npm run dev and the suite load the hook', async t => {
   const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string>, tap: { 'node-arg': string[] } }
   t.match(pkg.scripts.dev, /--import \.\/scripts\/postgres-fixes\.js src\/server\.ts$/)
-  t.ok(pkg.tap['node-arg'].includes('--import=./scripts/postgres-fixes.js'), 'tap\'s node arguments')
+  t.ok(pkg.tap['node-arg'].includes('--import=./scripts/test-loader.js'), 'tap\'s node arguments: the suite\'s loader')
+  t.same(loaded(['--import', './scripts/test-loader.js']), { queue: true, connection: true }, 'which loads the hook')
 })

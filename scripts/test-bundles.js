@@ -1,0 +1,8 @@
+// Where scripts/test.js puts a test file's bundle, for scripts/test-loader.js to find it.
+import { join, relative } from 'node:path'
+
+/** Names the folder of this run's bundles, for the test processes tap starts. */
+export const BUNDLES_VARIABLE = 'SANDBOX_TEST_BUNDLES'
+
+/** The bundle of the test file `file` (under `root`) in the folder `out`. */
+export const bundleOf = (root, file, out) => join(out, relative(root, file)).replace(/\.ts$/, '.mjs')
