@@ -18,7 +18,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } f
 import { dirname, extname, join, relative, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { build } from 'esbuild'
-import { BUNDLES_VARIABLE, bundleOf } from './test-bundles.js'
+import { BUNDLES_VARIABLE, SERVER_VARIABLE, bundleOf } from './test-bundles.js'
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 const LOADERS = { '.ts': 'ts', '.mts': 'ts', '.js': 'js', '.mjs': 'js' }
@@ -31,9 +31,13 @@ function testFiles (dir) {
 }
 
 /**
- * A project file's `import.meta.url`, `.dirname` and `.filename` written in as text: in a bundle
- * they would name the bundle's file. A `.cjs` file stays outside, required from where it is.
+ * A project file's `import.meta.url`, `.dirname` and `.filename` are its own, not the bundle's: each
+ * file that names them declares its own three constants (on its first line, so lines do not move),
+ * and `define` makes each use of them one of those (esbuild binds the name in the file's own scope,
+ * and changes code, not text: a string that names them stays). A `.cjs` file stays outside the
+ * bundle, required from where it is.
  */
+const OWN_PLACE = { 'import.meta.url': '__ownUrl', 'import.meta.dirname': '__ownDirname', 'import.meta.filename': '__ownFilename' }
 const ownPlace = {
   name: 'own-place',
   setup (b) {
@@ -42,12 +46,10 @@ const ownPlace = {
       if (args.path.includes('/node_modules/')) return undefined
       const text = readFileSync(args.path, 'utf8')
       if (!text.includes('import.meta')) return undefined
-      // Not where it is quoted (a `define` that names it, say).
-      const contents = text
-        .replace(/(?<!['"`])\bimport\.meta\.url\b/g, JSON.stringify(pathToFileURL(args.path).href))
-        .replace(/(?<!['"`])\bimport\.meta\.dirname\b/g, JSON.stringify(dirname(args.path)))
-        .replace(/(?<!['"`])\bimport\.meta\.filename\b/g, JSON.stringify(args.path))
-      return { contents, loader: LOADERS[extname(args.path)] }
+      const own = `const __ownUrl = ${JSON.stringify(pathToFileURL(args.path).href)}, __ownDirname = ${JSON.stringify(dirname(args.path))}, __ownFilename = ${JSON.stringify(args.path)}; `
+      // After a `#!` line, if any: it must stay first.
+      const at = text.startsWith('#!') ? text.indexOf('\n') + 1 : 0
+      return { contents: text.slice(0, at) + own + text.slice(at), loader: LOADERS[extname(args.path)] }
     })
   }
 }
@@ -64,7 +66,11 @@ const out = mkdtempSync(join(CACHE, 'test-bundles-'))
 const started = performance.now()
 const files = testFiles(join(ROOT, 'test'))
 await build({
-  entryPoints: files.map(file => ({ in: file, out: relative(out, bundleOf(ROOT, file, out)).replace(/\.mjs$/, '') })),
+  entryPoints: [
+    ...files.map(file => ({ in: file, out: relative(out, bundleOf(ROOT, file, out)).replace(/\.mjs$/, '') })),
+    // The server the tests start from its sources (test/server-args.ts): each start as quick.
+    { in: join(ROOT, 'src/server.ts'), out: 'src/server' }
+  ],
   absWorkingDir: ROOT,
   outdir: out,
   outExtension: { '.js': '.mjs' },
@@ -79,6 +85,7 @@ await build({
   sourcesContent: false,
   logLevel: 'warning',
   plugins: [ownPlace],
+  define: OWN_PLACE,
   // esbuild's `require` for a bundled CommonJS file (one of scripts/) in an ES module.
   banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" }
 })
@@ -87,7 +94,7 @@ process.stderr.write(`# ${files.length} test files bundled in ${Math.round(perfo
 const tap = spawn(process.execPath, [join(ROOT, 'node_modules/tap/dist/esm/run.mjs'), ...process.argv.slice(2)], {
   cwd: ROOT,
   stdio: 'inherit',
-  env: { ...process.env, [BUNDLES_VARIABLE]: out }
+  env: { ...process.env, [BUNDLES_VARIABLE]: out, [SERVER_VARIABLE]: join(out, 'src/server.mjs') }
 })
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => { tap.kill(signal) })
 tap.on('exit', (code, signal) => {

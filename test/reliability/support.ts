@@ -6,18 +6,19 @@ import type { AddressInfo } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import type { FastifyInstance } from 'fastify'
 import { basic, UUID_RE } from '../helpers.js'
+import { sourceServerArgs } from '../server-args.js'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 
 export interface Server { child: ChildProcess, base: string, exited: Promise<void> }
 
 /**
- * Starts `src/server.ts` in a child process on the database file (with `env` on top of a silent,
- * loopback, seedless configuration) and resolves with its URL, read from the start banner. postgres.js
- * gets the bundle's fixes (scripts/postgres-fixes.js), so the server is the one `npm start` runs.
+ * Starts the server from its sources (test/server-args.ts) in a child process on the database file
+ * (with `env` on top of a silent, loopback, seedless configuration) and resolves with its URL, read
+ * from the start banner.
  */
 export async function startServer (databasePath: string, env: Record<string, string> = {}): Promise<Server> {
-  const child = spawn(process.execPath, ['--import', 'tsx', '--import', './scripts/postgres-fixes.js', 'src/server.ts'], {
+  const child = spawn(process.execPath, sourceServerArgs(), {
     cwd: ROOT,
     env: {
       ...process.env,

@@ -7,16 +7,17 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { basic } from '../helpers.js'
+import { sourceServerArgs } from '../server-args.js'
 import { ORG, goodFixture } from './fixture-data.js'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 
 interface Run { code: number | null, stdout: string, stderr: string }
 
-/** Starts `node --import tsx src/server.ts` (with postgres.js's fixes, as the bundle has them); resolves with its URL once it listens, or with its exit. */
+/** Starts the server from its sources (test/server-args.ts); resolves with its URL once it listens, or with its exit. */
 function start (env: Record<string, string>): { listening: Promise<string | undefined>, exited: Promise<Run>, stop: () => void } {
   const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(SANDBOX_|SEED_FILE|HOST|PORT|DATABASE_PATH)/.test(k)))
-  const child = spawn(process.execPath, ['--import', 'tsx', '--import', './scripts/postgres-fixes.js', 'src/server.ts'], {
+  const child = spawn(process.execPath, sourceServerArgs(), {
     cwd: ROOT,
     env: { ...base, PORT: '0', HOST: '127.0.0.1', DATABASE_PATH: ':memory:', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe']
