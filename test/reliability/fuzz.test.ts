@@ -813,9 +813,11 @@ async function fuzz (t: Test, overrides: Partial<Config>, runs: number, sweep: b
   const agent = new Agent({ keepAlive: true, maxSockets: 1 })
   t.teardown(() => agent.destroy())
 
-  /** Undoes what a request may have done to the sandbox as a whole, so the next one plays in the same world. */
-  // Each part only when a request changed it: on PostgreSQL each is a write that tells every cache
-  // to drop what it holds, and most requests change nothing.
+  /**
+   * Undoes what a request may have done to the sandbox as a whole, so the next one plays in the same
+   * world. Each part only when a request changed it: on PostgreSQL each is a write that tells every
+   * cache to drop what it holds, and most requests change nothing.
+   */
   const undo = async (): Promise<void> => {
     if ((await app.faults.list()).length > 0) await app.faults.clear()
     if (!app.clock.frozen || app.clock.now() !== instant) {
