@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the test suite on PostgreSQL: a throwaway cluster on loopback (scripts/pg-cluster.sh), the
 # suite with SANDBOX_TEST_BACKEND=postgres, the cluster stopped and removed whatever happens.
-# Arguments go to tap (a file or folder runs just those tests). TEST_DATABASE_URL set: that server
+# Arguments go to tap (test files named run alone). TEST_DATABASE_URL set: that server
 # is used instead, and no cluster is started.
 set -uo pipefail
 cd "$(dirname "$0")/.."

@@ -1,5 +1,5 @@
 // `npm test` (and `npm run test:postgres`): tap over the suite, each test file loaded as one bundle.
-// Arguments go to tap (a file or a folder runs just those tests).
+// Arguments go to tap (test files named run alone: `npm test -- test/users/*.test.ts`).
 //
 // Why bundles: the sources are TypeScript, which tsx compiles as Node loads each module, through
 // module hooks that Node 20 runs on a thread of their own. A test file imports the app, about 200
