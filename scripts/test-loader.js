@@ -1,9 +1,9 @@
 // The suite's loader (package.json's tap settings: `node --import ./scripts/test-loader.js`).
-// A test file that scripts/test.js bundled for this run is loaded as its bundle, and the packages it
-// imports without tsx (scripts/test.js says why; tap's own module hooks still see them). Anything
-// else that is TypeScript (a test run by tap
-// directly, a server a test starts from its sources) goes through tsx. Either way postgres.js gets
-// the bundle's fixes (scripts/postgres-fixes.js).
+// A test file that scripts/test.js bundled for this run is loaded as its bundle, and the packages
+// it imports without tsx (scripts/test.js says why; tap's own module hooks still see them).
+// Anything else that is TypeScript (a test run by tap directly, a server a test starts from its
+// sources) goes through tsx. Either way postgres.js gets the bundle's fixes
+// (scripts/postgres-fixes.js).
 import { existsSync } from 'node:fs'
 import { register } from 'node:module'
 import { dirname, resolve } from 'node:path'
