@@ -95,7 +95,10 @@ if (backend !== 'postgres') {
     t.teardown(async () => { await admin.end({ timeout: 1 }) })
     const token = await clientToken(server.base, DEMO_ID, DEMO_SECRET)
     const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'x-service-user-ip': '47.174.97.164' }
-    const answers: Array<{ status: number, body: any }> = []
+    // Each answer with when it came (ms from the start of the traffic) and how long it took, so that
+    // a failure says what the process did: answers 503 for a while, or leaves a request unanswered.
+    const answers: Array<{ status: number, body: any, at: number, ms: number }> = []
+    const t0 = Date.now()
     let next = 0
     const createUser = async (): Promise<void> => {
       // A failed fetch (status 0) is a process that no longer answers, or a request left without an
@@ -106,8 +109,8 @@ if (backend !== 'postgres') {
       const started = Date.now()
       const res = await fetch(`${server.base}/core/users`, { method: 'POST', headers, signal: AbortSignal.timeout(25_000), body: JSON.stringify({ email: `ended-${next++}@example.com`, termsOfService: 'general-gb-fca', primaryCitizenship: 'GB', address: { country: 'GB' } }) })
         .catch((error: Error & { cause?: { code?: string, message?: string } }) => ({ failed: `${error.name}: ${error.message} (${error.cause?.code ?? error.cause?.message ?? 'no cause'}) after ${Date.now() - started} ms` }))
-      if ('failed' in res) answers.push({ status: 0, body: res.failed })
-      else answers.push({ status: res.status, body: await res.json().catch(() => null) })
+      if ('failed' in res) answers.push({ status: 0, body: res.failed, at: started - t0, ms: Date.now() - started })
+      else answers.push({ status: res.status, body: await res.json().catch(() => null), at: started - t0, ms: Date.now() - started })
     }
     const state = { running: true }
     // Four writers at once, so that a group commit's transaction is open at most moments.
@@ -127,7 +130,11 @@ if (backend !== 'postgres') {
     const statuses = [...new Set(answers.map(a => a.status))].sort()
     t.ok(statuses.every(s => s === 201 || s === 503), `every answer was a 201 or a 503 (${statuses.join(', ')})`, { failed: answers.filter(a => a.status === 0).map(a => a.body as string) })
     for (const a of answers.filter(a => a.status === 503)) t.same(a.body, { code: 'service_unavailable', message: 'The service is temporarily unavailable' })
-    await waitFor(async () => { await createUser(); return answers[answers.length - 1].status === 201 }, { timeoutMs: 10_000, what: 'a write served after the last round' })
+    const lastRound = answers.length
+    const served = await waitFor(async () => { await createUser(); return answers[answers.length - 1].status === 201 }, { timeoutMs: 10_000, what: 'a write served after the last round' })
+      .then(() => true, () => false)
+    const timeline = (list: typeof answers): string[] => list.map(a => `${a.status} at ${a.at} ms, in ${a.ms} ms`)
+    t.ok(served, 'a write is served again within 10 s of the last round', { lastOfTheRounds: timeline(answers.slice(Math.max(0, lastRound - 8), lastRound)), after: timeline(answers.slice(lastRound)) })
     const acknowledged = answers.filter(a => a.status === 201).map(a => a.body.user.id as string)
     t.ok(acknowledged.length >= 10, `writes went through between the rounds (${acknowledged.length})`)
     const [{ stored }] = await admin<Array<{ stored: number }>>`SELECT count(*)::int AS stored FROM users WHERE id = ANY(${acknowledged})`

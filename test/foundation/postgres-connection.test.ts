@@ -13,9 +13,10 @@ import { createRequire } from 'node:module'
 import { connect, type Socket } from 'node:net'
 import { dirname, join } from 'node:path'
 import postgres from 'postgres'
-import { openPostgres } from '../../src/storage/db.js'
+import { openPostgres, reconnectDelaySeconds } from '../../src/storage/db.js'
 import { patchPostgresConnection, POSTGRES_CONNECTION, POSTGRES_CONNECTION_FIXED } from '../../scripts/postgres-connection.js'
 import { backend } from '../helpers.js'
+import { closedPort } from '../reliability/support.js'
 import { testDatabase } from '../pg.js'
 
 const require = createRequire(import.meta.url)
@@ -35,6 +36,28 @@ t.test('a source the fix was not written for is refused', async t => {
   const patched = patchPostgresConnection(source)
   t.ok(patched.includes(POSTGRES_CONNECTION_FIXED), 'the installed source is patched')
   t.equal(patchPostgresConnection(source.replace(/\n/g, '\r\n')), patched, 'whatever its line endings')
+})
+
+t.test('PostgreSQL away: each of the sandbox\'s attempts fails within about a second, however many failed before it', async t => {
+  // postgres.js waits longer before each new connection after every one that closed on an error:
+  // 3^failures / 100 s, up to 20 s, so that a PostgreSQL ending the pool's connections left the
+  // sandbox's requests waiting that long after it was back. The sandbox caps the wait at 1 s
+  // (reconnectDelaySeconds). Ten refused connections in a row: with postgres.js's own wait, the
+  // attempts from the eighth on waited 10 to 20 s each.
+  const db = await openPostgres({ url: `postgres://sandbox@127.0.0.1:${await closedPort()}/sandbox`, max: 1, connectTimeoutSeconds: 2 })
+  t.teardown(async () => { await db.close() })
+  const took: number[] = []
+  for (let attempt = 0; attempt < 10; attempt++) {
+    const started = performance.now()
+    t.equal(await db.ping(), false, `attempt ${attempt + 1}: the database is away`)
+    took.push(Math.round(performance.now() - started))
+  }
+  t.ok(Math.max(...took) < 1_500, `each attempt answered within 1.5 s (${took.join(', ')} ms)`)
+  t.ok(took.slice(5).every(ms => ms >= 400), `a failing PostgreSQL is not retried at once: the later attempts waited (${took.slice(5).join(', ')} ms)`)
+  for (const failures of [0, 1, 5, 10, 100]) {
+    const delay = reconnectDelaySeconds(failures)
+    t.ok(delay > 0 && delay <= 1, `after ${failures} failures: ${delay.toFixed(3)} s`)
+  }
 })
 
 if (backend !== 'postgres') {
