@@ -392,7 +392,7 @@ const WRITE_LOCK = 0x5a4e_d801
 
 /**
  * How long a connection PostgreSQL closed waits before it connects again, in seconds, after the
- * `failures`-th connection of the process in a row closed on an error: 50 ms doubling, at most 1 s,
+ * `failures`-th connection of the process in a row closed on an error: 10 ms doubling, at most 1 s,
  * less up to half at random (replicas do not come back in step). postgres.js's own backoff grows as
  * 3^failures / 100 s up to 20 s, and counts a failure for every connection of the pool that a
  * restart, a failover or `pg_terminate_backend` ends, until one connects again. A request that meets
@@ -401,7 +401,7 @@ const WRITE_LOCK = 0x5a4e_d801
  * this one the longest wait measured was 1.2 s.
  * A PostgreSQL that is down for good costs one refused connection a second at most per connection.
  */
-export const reconnectDelaySeconds = (failures: number): number => (0.5 + Math.random() / 2) * Math.min(0.05 * 2 ** failures, 1)
+export const reconnectDelaySeconds = (failures: number): number => (0.5 + Math.random() / 2) * Math.min(0.01 * 2 ** failures, 1)
 
 export interface PostgresOptions {
   url: string
