@@ -127,7 +127,7 @@ await build({
       })
     }
   },
-  // postgres.js's queue and connection, fixed (each fix's script says why).
+  // postgres.js's queue, connection and transactions, fixed (each fix's script says why).
   ...POSTGRES_FIXES.map(fix => ({
     name: `postgres-${fix.name}`,
     setup (b) {

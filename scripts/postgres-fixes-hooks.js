@@ -1,5 +1,6 @@
-// The module hook of scripts/postgres-fixes.js: postgres.js's queue and connection, as ES modules
-// (the package's `import` build, which the sources load), get the bundle's fixes as they load.
+// The module hook of scripts/postgres-fixes.js: postgres.js's fixed modules (queue, connection,
+// index), as ES modules (the package's `import` build, which the sources load), get the bundle's
+// fixes as they load.
 import { fileURLToPath } from 'node:url'
 import { POSTGRES_FIXES } from './postgres-fixes-list.js'
 

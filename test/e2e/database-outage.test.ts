@@ -86,8 +86,11 @@ if (backend !== 'postgres') {
     // A restart, a failover or `pg_terminate_backend` ends connections in the middle of a group
     // commit's transaction. postgres.js as published then wrote the failed transaction's ROLLBACK on
     // the dropped socket, outside any promise, and the process died (scripts/postgres-connection.js);
-    // the server here runs from its sources with the fix (scripts/postgres-fixes.js), as the bundle
-    // has it.
+    // later, one run in about ten left a statement queued into a connection's next socket, where a
+    // transaction then held the write lock for good and every write hung (the same script), or the
+    // library's backoff kept requests waiting up to 20 s after PostgreSQL was back (src/storage/db.ts).
+    // The server here runs from its sources with the fixes (scripts/postgres-fixes.js), as the
+    // bundle has them.
     const url = await testDatabase(t)
     const server = await startServer(':memory:', { DATABASE_URL: url, DATABASE_POOL_SIZE: '4', LOG_LEVEL: 'silent' })
     t.teardown(() => { server.child.kill('SIGKILL') })
