@@ -2,7 +2,7 @@
 // (scripts/postgres-fixes-list.js names them: the queue, the connection, the transactions): the
 // suite, `npm run dev` and the tests' servers load scripts/postgres-fixes.js, whose module hook
 // changes the modules as they load. The library's own code, not a copy: the modules the package's
-// entry loads.
+// entry loads. Each fix's pattern finds its module in both of the package's builds, and no other.
 import t from 'tap'
 import { spawnSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
@@ -37,6 +37,15 @@ t.test('this suite runs the fixed library', async t => {
   for (const fix of POSTGRES_FIXES) {
     const module = (await import(moduleUrl(fix.file))) as { default: () => unknown }
     t.match(String(module.default), fix.fixed, `the ${fix.name}`)
+  }
+})
+
+t.test('the bundle and the hook find each fixed module: both of the package\'s builds match, nothing else does', async t => {
+  for (const fix of POSTGRES_FIXES) {
+    t.match(join(sourceDir, fix.file), fix.module, `${fix.name}: the ES module build`)
+    t.match(join('x', 'node_modules', 'postgres', 'cjs', 'src', fix.file), fix.module, `${fix.name}: the CommonJS build`)
+    t.notMatch(join('x', 'node_modules', 'postgres', 'src', 'types.js'), fix.module, `${fix.name}: not another module of the package`)
+    t.notMatch(join('x', 'node_modules', 'other', 'src', fix.file), fix.module, `${fix.name}: not another package's ${fix.file}`)
   }
 })
 
