@@ -2,6 +2,7 @@
 // tokens the way an integrator does, and make clients and users directly in storage.
 import { randomUUID } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
+import { createServer, type AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
@@ -200,4 +201,13 @@ export async function waitFor (condition: () => boolean | Promise<boolean>, { ti
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)
     await new Promise(resolve => setTimeout(resolve, intervalMs))
   }
+}
+
+/** A loopback port nothing listens on (a connection to it is refused). */
+export async function closedPort (): Promise<number> {
+  const server = createServer()
+  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  await new Promise(resolve => server.close(resolve))
+  return port
 }

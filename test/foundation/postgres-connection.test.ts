@@ -18,8 +18,7 @@ import { dirname, join } from 'node:path'
 import postgres from 'postgres'
 import { openPostgres, reconnectDelaySeconds } from '../../src/storage/db.js'
 import { patchPostgresConnection, POSTGRES_CONNECTION_FIXED } from '../../scripts/postgres-connection.js'
-import { backend } from '../helpers.js'
-import { closedPort } from '../reliability/support.js'
+import { backend, closedPort } from '../helpers.js'
 import { testDatabase } from '../pg.js'
 
 /** A pool of one connection to `database`, and each socket it opened, in order, to act on. */

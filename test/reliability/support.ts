@@ -182,15 +182,6 @@ export async function receiver (t: { teardown: (fn: () => unknown) => void }): P
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`, deliveries, close }
 }
 
-/** A loopback port nothing listens on. */
-export async function closedPort (): Promise<number> {
-  const server = createServer()
-  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
-  await new Promise(resolve => server.close(resolve))
-  return port
-}
-
 /** Polls until `probe` gives a value; fails after `ms` (the dispatcher and child processes work in the background). */
 export async function until<T> (probe: () => T | undefined | Promise<T | undefined>, what: string, ms = 10_000): Promise<T> {
   const deadline = Date.now() + ms

@@ -3,10 +3,10 @@ import { randomUUID } from 'node:crypto'
 import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import { Webhook } from 'standardwebhooks'
-import { build, DEMO_ORG, fileDatabasePath, makeClient, openTestStorage, UUID_RE } from '../helpers.js'
+import { build, closedPort, DEMO_ORG, fileDatabasePath, makeClient, openTestStorage, UUID_RE } from '../helpers.js'
 import { webhooksStore } from '../../src/webhooks/store.js'
 import { Clock } from '../../src/clock.js'
-import { addEndpoint, closedPort, identify, managementLink, portalMessages, startReceiver, until, untilAttempts } from './support.js'
+import { addEndpoint, identify, managementLink, portalMessages, startReceiver, until, untilAttempts } from './support.js'
 
 const headersOf = (r: { headers: Record<string, string | string[] | undefined> }): Record<string, string> =>
   Object.fromEntries(Object.entries(r.headers).map(([k, v]) => [k, String(v)]))

@@ -4,14 +4,14 @@
 import t from 'tap'
 import { randomUUID } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
-import { build, DEMO_ORG, emptyDatabase, fileDatabasePath, makeClient } from '../helpers.js'
+import { build, closedPort, DEMO_ORG, emptyDatabase, fileDatabasePath, makeClient } from '../helpers.js'
 import { Clock } from '../../src/clock.js'
 import { migrate } from '../../src/storage/migrate.js'
 import { migrations as core } from '../../src/storage/core-migrations.js'
 import { migrations } from '../../src/webhooks/migrations.js'
 import { Retention } from '../../src/webhooks/retention.js'
 import { webhooksStore } from '../../src/webhooks/store.js'
-import { closedPort, managementLink, startReceiver, until, type MessageJson } from './support.js'
+import { managementLink, startReceiver, until, type MessageJson } from './support.js'
 
 const HOUR = 3600
 

@@ -70,15 +70,6 @@ async function listenOnFirstFree (server: ReturnType<typeof createServer> | Retu
   throw new Error(`none of the ports ${ports.join(', ')} is free`)
 }
 
-/** A loopback port nothing listens on (a connection to it is refused). */
-export async function closedPort (): Promise<number> {
-  const server = createServer()
-  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
-  await new Promise(resolve => server.close(resolve))
-  return port
-}
-
 /** Polls `probe` until it returns a value (the dispatcher works in the background); fails after 10 s. */
 export async function until<T> (probe: () => T | undefined | Promise<T | undefined>, what: string): Promise<T> {
   const deadline = Date.now() + 10_000
