@@ -1,7 +1,8 @@
 // What the bundle's fixes to postgres.js share (scripts/postgres-queue.js,
-// scripts/postgres-connection.js, scripts/postgres-transaction.js): a module's source with each original text replaced by its
-// fixed text, refused when an original is missing (a release changed the module), and the
-// pattern esbuild's path of that module matches in either of the package's builds.
+// scripts/postgres-connection.js, scripts/postgres-transaction.js): a module's source with each
+// original text replaced by its fixed text, refused when an original is missing (a release changed
+// the module), and the pattern esbuild's path of that module matches in either of the package's
+// builds.
 
 /**
  * `source` (any line endings) with each `[original, fixed]` of `replacements` applied; throws,

@@ -398,8 +398,8 @@ const WRITE_LOCK = 0x5a4e_d801
  * restart, a failover or `pg_terminate_backend` ends, until one connects again. A request that meets
  * such a connection waits for it before it is answered: ending the connections in rounds under
  * writes, requests waited 5 to 20 s while PostgreSQL was up (`/_sandbox/health` with them). With
- * this one the longest wait measured was 1.2 s.
- * A PostgreSQL that is down for good costs one refused connection a second at most per connection.
+ * this one the longest wait measured was 1.2 s. A PostgreSQL that is down for good sees at most two
+ * attempts a second from each connection of the pool.
  */
 export const reconnectDelaySeconds = (failures: number): number => (0.5 + Math.random() / 2) * Math.min(0.01 * 2 ** failures, 1)
 
