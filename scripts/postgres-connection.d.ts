@@ -2,3 +2,4 @@
 export function patchPostgresConnection (source: string): string
 export const POSTGRES_CONNECTION: RegExp
 export const POSTGRES_CONNECTION_FIXED: string
+export const POSTGRES_CONNECTION_REPLACEMENTS: Array<[string, string]>

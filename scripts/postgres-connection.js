@@ -81,7 +81,10 @@ const CLOSED_QUERIES_FIXED = `    if (initial)
 `
 
 /** The connection module's source with the fix; throws when the source is not the one it fits. */
-export const patchPostgresConnection = (source) => patchModule(source, 'connection.js', 'scripts/postgres-connection.js', [[EXECUTE, EXECUTE_FIXED], [NEXT_WRITE, NEXT_WRITE_FIXED], [CLOSED_TIMER, CLOSED_TIMER_FIXED], [CLOSED_QUERIES, CLOSED_QUERIES_FIXED]])
+/** Each original text of the module and its fixed text (a test checks each original is required). */
+export const POSTGRES_CONNECTION_REPLACEMENTS = [[EXECUTE, EXECUTE_FIXED], [NEXT_WRITE, NEXT_WRITE_FIXED], [CLOSED_TIMER, CLOSED_TIMER_FIXED], [CLOSED_QUERIES, CLOSED_QUERIES_FIXED]]
+
+export const patchPostgresConnection = (source) => patchModule(source, 'connection.js', 'scripts/postgres-connection.js', POSTGRES_CONNECTION_REPLACEMENTS)
 
 /** Matches the module the fix applies to, as esbuild names it (both of the package's builds). */
 export const POSTGRES_CONNECTION = postgresModule('connection.js')

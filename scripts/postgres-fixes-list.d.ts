@@ -5,6 +5,8 @@ export interface PostgresFix {
   file: string
   module: RegExp
   patch: (source: string) => string
+  /** Each original text the fix replaces, with its fixed text. */
+  replacements: Array<[string, string]>
   fixed: string
   by: string
 }

@@ -38,7 +38,10 @@ const SHIFT_BLANK_FIXED = `      } else if (index >= 1024 && index * 2 >= xs.len
       }`
 
 /** The queue module's source with the fix; throws when the source is not the one it fits. */
-export const patchPostgresQueue = (source) => patchModule(source, 'queue.js', 'scripts/postgres-queue.js', [[REMOVE, REMOVE_FIXED], [SHIFT_BLANK, SHIFT_BLANK_FIXED]])
+/** Each original text of the module and its fixed text (a test checks each original is required). */
+export const POSTGRES_QUEUE_REPLACEMENTS = [[REMOVE, REMOVE_FIXED], [SHIFT_BLANK, SHIFT_BLANK_FIXED]]
+
+export const patchPostgresQueue = (source) => patchModule(source, 'queue.js', 'scripts/postgres-queue.js', POSTGRES_QUEUE_REPLACEMENTS)
 
 /** Matches the module the fix applies to, as esbuild names it (both of the package's builds). */
 export const POSTGRES_QUEUE = postgresModule('queue.js')

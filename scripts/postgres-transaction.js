@@ -31,7 +31,10 @@ const HANDLER_FIXED = `${HANDLER}
           return q.reject(Errors.connection('CONNECTION_CLOSED', options))`
 
 /** The index module's source with the fix; throws when the source is not the one it fits. */
-export const patchPostgresTransaction = (source) => patchModule(source, 'index.js', 'scripts/postgres-transaction.js', [[STATE, STATE_FIXED], [CLOSE, CLOSE_FIXED], [HANDLER, HANDLER_FIXED]])
+/** Each original text of the module and its fixed text (a test checks each original is required). */
+export const POSTGRES_TRANSACTION_REPLACEMENTS = [[STATE, STATE_FIXED], [CLOSE, CLOSE_FIXED], [HANDLER, HANDLER_FIXED]]
+
+export const patchPostgresTransaction = (source) => patchModule(source, 'index.js', 'scripts/postgres-transaction.js', POSTGRES_TRANSACTION_REPLACEMENTS)
 
 /** Matches the module the fix applies to, as esbuild names it (both of the package's builds). */
 export const POSTGRES_TRANSACTION = postgresModule('index.js')

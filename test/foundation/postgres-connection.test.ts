@@ -7,17 +7,13 @@
 // fails at the close instead of taking the next socket's answers. PostgreSQL away, the sandbox's
 // attempts to connect wait at most a second each (src/storage/db.ts). The sandbox's own binding of
 // arrays (src/storage/db.ts) reaches the server unchanged, whatever the text holds. The build
-// refuses a source the fix does not fit. The suite runs the fixed library
+// refuses a source the fix does not fit (./postgres-fixes.test.ts). The suite runs the fixed library
 // (scripts/postgres-fixes.js, checked by ./postgres-fixes.test.ts); the checks against a server run
 // on the PostgreSQL run of the suite.
 import t from 'tap'
-import { readFileSync } from 'node:fs'
-import { createRequire } from 'node:module'
 import { connect, type Socket } from 'node:net'
-import { dirname, join } from 'node:path'
 import postgres from 'postgres'
 import { openPostgres, reconnectDelaySeconds } from '../../src/storage/db.js'
-import { patchPostgresConnection, POSTGRES_CONNECTION_FIXED } from '../../scripts/postgres-connection.js'
 import { backend, closedPort } from '../helpers.js'
 import { testDatabase } from '../pg.js'
 
@@ -37,18 +33,6 @@ function oneConnection (database: string): { sql: postgres.Sql, sockets: Socket[
   }
   return { sql: postgres(url.href, options as postgres.Options<Record<string, never>>), sockets }
 }
-
-const require = createRequire(import.meta.url)
-// The package's CommonJS entry is cjs/src/index.js; the ES module build the bundle takes is src/.
-const sourceDir = join(dirname(require.resolve('postgres')), '..', '..', 'src')
-const source = readFileSync(join(sourceDir, 'connection.js'), 'utf8')
-
-t.test('a source the fix was not written for is refused', async t => {
-  t.throws(() => patchPostgresConnection(source.replace('const x = socket.write(chunk, fn)', 'const x = socket.write(chunk)')), /not the source scripts\/postgres-connection.js was written for/)
-  const patched = patchPostgresConnection(source)
-  t.ok(patched.includes(POSTGRES_CONNECTION_FIXED), 'the installed source is patched')
-  t.equal(patchPostgresConnection(source.replace(/\n/g, '\r\n')), patched, 'whatever its line endings')
-})
 
 t.test('PostgreSQL away: each of the sandbox\'s attempts fails within about a second, however many failed before it', async t => {
   // postgres.js waits longer before each new connection after every one that closed on an error:

@@ -2,7 +2,8 @@
 // (scripts/postgres-fixes-list.js names them: the queue, the connection, the transactions): the
 // suite, `npm run dev` and the tests' servers load scripts/postgres-fixes.js, whose module hook
 // changes the modules as they load. The library's own code, not a copy: the modules the package's
-// entry loads. Each fix's pattern finds its module in both of the package's builds, and no other.
+// entry loads. Each fix's pattern finds its module in both of the package's builds, and no other;
+// each fix refuses a source that lacks any text it replaces.
 import t from 'tap'
 import { spawnSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
@@ -46,6 +47,20 @@ t.test('the bundle and the hook find each fixed module: both of the package\'s b
     t.match(join('x', 'node_modules', 'postgres', 'cjs', 'src', fix.file), fix.module, `${fix.name}: the CommonJS build`)
     t.notMatch(join('x', 'node_modules', 'postgres', 'src', 'types.js'), fix.module, `${fix.name}: not another module of the package`)
     t.notMatch(join('x', 'node_modules', 'other', 'src', fix.file), fix.module, `${fix.name}: not another package's ${fix.file}`)
+  }
+})
+
+t.test('each fix refuses a source it was not written for (any one of its originals missing), whatever the line endings', async t => {
+  for (const fix of POSTGRES_FIXES) {
+    const source = readFileSync(join(sourceDir, fix.file), 'utf8')
+    const patched = fix.patch(source)
+    t.ok(patched.includes(fix.fixed), `${fix.name}: the installed source is patched`)
+    t.equal(fix.patch(source.replace(/\n/g, '\r\n')), patched, `${fix.name}: whatever its line endings`)
+    fix.replacements.forEach(([original], i) => {
+      t.ok(source.replace(/\r\n/g, '\n').includes(original), `${fix.name}: original ${i + 1} is in the installed source`)
+      const changed = source.replace(/\r\n/g, '\n').replace(original, '')
+      t.throws(() => fix.patch(changed), new RegExp(`not the source ${fix.by} was written for`), `${fix.name}: refused without original ${i + 1}`)
+    })
   }
 })
 
