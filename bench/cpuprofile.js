@@ -3,7 +3,7 @@
 // so the hottest per-request work stands out. --from/--to keep the samples of a window (ms after
 // the profile started), so start-up and seeding do not drown a scenario. bench/run.js --cpu-prof
 // calls summarize() once per scenario.
-import { readFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import { fileURLToPath } from 'node:url'
 
@@ -16,6 +16,48 @@ function place (url) {
   const dist = path.indexOf('/dist/')
   if (dist >= 0) return path.slice(dist + 1)
   return path.startsWith('node:') ? path : path.split('/').slice(-2).join('/')
+}
+
+// The bundle (dist/server.bundle.cjs) holds the project and most of its packages: esbuild starts each
+// bundled file with a comment naming it (`// node_modules/postgres/src/connection.js`, `// src/app.ts`),
+// so a sample's line says which file, and which package, its function came from.
+const bundles = new Map()
+function bundledFiles (url) {
+  let starts = bundles.get(url)
+  if (starts === undefined) {
+    starts = []
+    const path = url.replace(/^file:\/\//, '')
+    if (existsSync(path)) {
+      const lines = readFileSync(path, 'latin1').split('\n')
+      for (let i = 0; i < lines.length; i++) {
+        const m = /^\/\/ ((?:node_modules|src|dist|scripts)\/\S+)$/.exec(lines[i])
+        if (m !== null) starts.push([i, m[1]])
+      }
+    }
+    bundles.set(url, starts)
+  }
+  return starts
+}
+
+/** The file a bundle's line (0-based) came from, or undefined outside a bundle. */
+function bundledFile (url, line) {
+  if (!url.endsWith('.bundle.cjs')) return undefined
+  const starts = bundledFiles(url)
+  let lo = 0
+  let hi = starts.length - 1
+  let found
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1
+    if (starts[mid][0] <= line) { found = starts[mid][1]; lo = mid + 1 } else hi = mid - 1
+  }
+  return found === undefined ? undefined : `dist/(bundled) ${found.startsWith('node_modules/') ? found.slice('node_modules/'.length) : found}`
+}
+
+/** A file's package: its first segment (two for a scoped one), `project` for the project's own files. */
+function packageOf (file) {
+  const name = file.startsWith('dist/(bundled) ') ? file.slice('dist/(bundled) '.length) : file
+  if (name.startsWith('src/') || name.startsWith('dist/') || name.startsWith('scripts/')) return 'project'
+  return name.startsWith('@') ? name.split('/').slice(0, 2).join('/') : name.split('/')[0]
 }
 
 /** The self-time tables of a profile, as text; `from`/`to` in ms after the profile's start. */
@@ -37,10 +79,10 @@ export function summarize (profile, { top = 30, from = 0, to = Infinity, title =
     const { functionName, url, lineNumber } = nodes.get(profile.samples[i]).callFrame
     if (functionName === '(idle)') { idle += us; continue }
     total += us
-    const file = place(url)
-    add(byFunction, `${functionName || '(anonymous)'}  ${file}${url ? ':' + (lineNumber + 1) : ''}`, us)
+    const file = bundledFile(url, lineNumber) ?? place(url)
+    add(byFunction, `${functionName || '(anonymous)'}  ${place(url)}${url ? ':' + (lineNumber + 1) : ''}`, us)
     add(byFile, file, us)
-    add(byPackage, file.startsWith('@') ? file.split('/').slice(0, 2).join('/') : file.split('/')[0], us)
+    add(byPackage, packageOf(file), us)
   }
   const lines = [`${title}busy ${(total / 1e6).toFixed(2)} s, idle ${(idle / 1e6).toFixed(2)} s (percentages are of busy time)`]
   const table = (name, map, limit) => {
@@ -51,7 +93,7 @@ export function summarize (profile, { top = 30, from = 0, to = Infinity, title =
   }
   table('Self time by function', byFunction, top)
   table('Self time by file', byFile, top)
-  table('Self time by package (dist = the project)', byPackage, 15)
+  table('Self time by package (project = the sandbox\'s own files)', byPackage, 15)
   return lines.join('\n')
 }
 
