@@ -9,7 +9,7 @@
 // and every request reads that version first, before any lookup (src/plugins/shared-state.ts), so
 // a replica whose version is behind drops the memo before it answers from it. Metadata is not
 // remembered there (every metadata write would have to bump the version): every read asks the
-// database.
+// database, the reads of one turn together (src/storage/metadata.ts, turnReads).
 import type { Db } from './db.js'
 import type { MetadataRevision } from './types.js'
 
