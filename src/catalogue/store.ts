@@ -3,6 +3,7 @@
 // token, so a process holding a snapshot can tell, by reading one row, whether it is still right.
 import { randomUUID } from 'node:crypto'
 import { groupCommit, type Db } from '../storage/db.js'
+import { onePerTurn } from '../turn-batch.js'
 import type { Rail } from '../../schemas/catalogue.js'
 import { noChanges, railKey, type CatalogueChanges } from './catalogue.js'
 import type { AssetEntry, NetworkEntry } from './data.js'
@@ -85,6 +86,10 @@ export function catalogueStore (db: Db): CatalogueStore {
     for (const c of countries) await putEntry.run('country', c.code, JSON.stringify(c))
   }
   const current = async (): Promise<string> => (await version.get())?.token ?? EMPTY
+  // Every request that prices something asks for the version first. On PostgreSQL the requests of
+  // one turn share one read of it (onePerTurn says why that sees every acknowledged write); inside a
+  // write, the write's own transaction is asked. SQLite reads it in process.
+  const shared = db.dialect === 'postgres' ? onePerTurn(current) : current
   const commit = groupCommit(db)
   // Through the group commit, like every request-path write; it may run a write twice (a new
   // token each time does no harm).
@@ -95,7 +100,7 @@ export function catalogueStore (db: Db): CatalogueStore {
   })
 
   return {
-    async version () { return await current() },
+    async version () { return await (db.inTransaction ? current() : shared()) },
 
     async load () {
       // Entries, pins and version read together, inside one write (which writes nothing): no write

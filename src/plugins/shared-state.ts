@@ -10,6 +10,7 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import { sharedStateStore } from '../storage/shared.js'
 import { memoOf } from '../storage/memo.js'
+import { onePerTurn } from '../turn-batch.js'
 import type { ClockChange, OrganizationPosition } from '../clock.js'
 
 export interface SharedState {
@@ -82,18 +83,11 @@ async function sharedState (app: FastifyInstance): Promise<void> {
   }
   await apply(first)
   // The requests that arrive in one turn of the event loop share one read of the row, sent at the
-  // end of that turn (setImmediate): it reaches PostgreSQL after each of them arrived, so each
-  // still sees every write acknowledged before it was sent. A request arriving once the read is
-  // sent waits for the next one. Under load this is one read per turn instead of one per request
-  // (a round trip through the driver, the largest part of a read's CPU on this backend).
-  let next: Promise<void> | undefined
-  state.refresh = async () => {
-    next ??= new Promise<void>(resolve => { setImmediate(resolve) }).then(async () => {
-      next = undefined
-      await apply(await store.read())
-    })
-    await next
-  }
+  // end of that turn (onePerTurn): it reaches PostgreSQL after each of them arrived, so each still
+  // sees every write acknowledged before it was sent. Under load this is one read per turn instead
+  // of one per request (a round trip through the driver, the largest part of a read's CPU on this
+  // backend).
+  state.refresh = onePerTurn(async () => { await apply(await store.read()) })
 
   app.clock.on('change', (change?: ClockChange) => {
     if (change?.remote === true || change?.organizationId !== undefined) return

@@ -1,7 +1,9 @@
 // TurnBatch: what is added during a turn of the event loop is handled at its end, in order, or at
 // an earlier flush; a drop forgets it; one item that throws neither stops nor loses the others.
+// onePerTurn: the callers of one turn share one read, made at its end; a caller once it is sent
+// waits for the next one, so no caller gets an answer read before it asked.
 import t from 'tap'
-import { TurnBatch } from '../../src/turn-batch.js'
+import { TurnBatch, onePerTurn } from '../../src/turn-batch.js'
 
 const endOfTurn = () => new Promise(resolve => setImmediate(resolve))
 
@@ -43,4 +45,48 @@ t.test('an item that throws is reported, and the items after it are still handle
   t.same(handled, [1, 3])
   t.equal(errors.length, 1)
   t.match(errors[0], { message: 'two fails' })
+})
+
+t.test('the callers of one turn share one read, made at the end of the turn; the next turn reads again', async t => {
+  let value = 0
+  let reads = 0
+  const read = onePerTurn(async () => { reads++; return value })
+  value = 1
+  const first = [read(), read(), read()]
+  value = 2
+  t.equal(reads, 0, 'nothing read before the end of the turn')
+  t.same(await Promise.all(first), [2, 2, 2], 'one read for the turn, made after every caller asked')
+  t.equal(reads, 1)
+  value = 3
+  t.same(await Promise.all([read(), read()]), [3, 3])
+  t.equal(reads, 2, 'the next turn reads again')
+})
+
+t.test('a caller that asks once the read is sent waits for the next read', async t => {
+  let value = 'before'
+  let release: () => void = () => {}
+  const read = onePerTurn(async () => {
+    const seen = value
+    await new Promise<void>(resolve => { release = resolve })
+    return seen
+  })
+  const early = read()
+  await endOfTurn()
+  // The read is in flight: what is written now is after it was sent.
+  value = 'after'
+  const late = read()
+  release()
+  t.equal(await early, 'before')
+  await endOfTurn()
+  release()
+  t.equal(await late, 'after', 'not the answer of the read sent before it asked')
+})
+
+t.test('a failed read fails every caller of its turn, and the next turn reads again', async t => {
+  let fail = true
+  const read = onePerTurn(async () => { if (fail) throw new Error('away'); return 'ok' })
+  const results = await Promise.allSettled([read(), read()])
+  t.same(results.map(r => r.status), ['rejected', 'rejected'])
+  fail = false
+  t.equal(await read(), 'ok')
 })
