@@ -4,7 +4,6 @@
 // code and its data still in the processor's caches. Written between requests instead, each
 // request-log entry cost twice as much (timed in the server under load: 11 µs against 5.5).
 // Items live for less than a turn, too short for the garbage collector to promote them.
-import { bindContext } from './async-context.js'
 
 export class TurnBatch<T> {
   readonly #each: (item: T) => void
@@ -48,14 +47,14 @@ export class TurnBatch<T> {
  * schedules `read` for the end of the turn (setImmediate) and every call until then waits for that
  * same answer; a call once it is sent waits for the next turn's. Sent after each caller of its turn
  * asked, the read sees every write acknowledged before any of them asked, as a read of its own
- * would (PostgreSQL: one statement a turn instead of one a request). `read` runs in the context
- * this was made in (src/async-context.ts), never on a caller's transaction.
+ * would (PostgreSQL: one statement a turn instead of one a request). `read` runs in the immediate's
+ * callback, outside any context (src/async-context.ts): never on a caller's transaction.
  */
 export function onePerTurn<T> (read: () => Promise<T>): () => Promise<T> {
   let next: Promise<T> | undefined
-  const send = bindContext(async (): Promise<T> => {
+  const send = (resolve: (value: T) => void, reject: (error: unknown) => void): void => {
     next = undefined
-    return await read()
-  })
-  return async () => await (next ??= new Promise<void>(resolve => { setImmediate(resolve) }).then(send))
+    read().then(resolve, reject)
+  }
+  return async () => await (next ??= new Promise<T>((resolve, reject) => { setImmediate(send, resolve, reject) }))
 }

@@ -2,7 +2,6 @@
 // compare-and-swap on the revision the caller observed (its ETag), checked and applied in one
 // transaction (a savepoint of the group commit), so two writers holding the same ETag can never
 // both succeed.
-import { bindContext } from '../async-context.js'
 import { groupCommit, type Db } from './db.js'
 import { memoOf } from './memo.js'
 import type { MetadataRevision } from './types.js'
@@ -184,9 +183,9 @@ export function turnReads (db: Db, one: (ref: MetadataRef) => Promise<MetadataRe
       }
     }, (error: unknown) => { for (const w of reads) w.reject(error) })
   }
-  // Bound to the context the store was made in: the statements run on the pool, never on a write's
-  // transaction that happens to be current when the turn ends.
-  const flush = bindContext((): void => {
+  // Called by the immediate alone, outside any context (src/async-context.ts): the statements run on
+  // the pool, never on a caller's transaction.
+  const flush = (): void => {
     const reads = waiting
     waiting = []
     const groups = new Map<string, Map<string, Waiting[]>>()
@@ -198,7 +197,7 @@ export function turnReads (db: Db, one: (ref: MetadataRef) => Promise<MetadataRe
       else group.push(w)
     }
     for (const byEntity of groups.values()) for (const group of byEntity.values()) settle(group)
-  })
+  }
   return async ref => await new Promise((resolve, reject) => {
     if (waiting.length === 0) setImmediate(flush)
     waiting.push({ ref, resolve, reject })

@@ -4,6 +4,7 @@
 // waits for the next one, so no caller gets an answer read before it asked.
 import t from 'tap'
 import { TurnBatch, onePerTurn } from '../../src/turn-batch.js'
+import { AsyncContext } from '../../src/async-context.js'
 
 const endOfTurn = () => new Promise(resolve => setImmediate(resolve))
 
@@ -89,4 +90,14 @@ t.test('a failed read fails every caller of its turn, and the next turn reads ag
   t.same(results.map(r => r.status), ['rejected', 'rejected'])
   fail = false
   t.equal(await read(), 'ok')
+})
+
+t.test('the shared read runs outside the context of whoever made it or asked for it', async t => {
+  const context = new AsyncContext<string>()
+  const seen: Array<string | undefined> = []
+  // Made inside a context (a store made lazily inside a write), asked inside another.
+  const read = context.run('made', () => onePerTurn(async () => { seen.push(context.get()); return 1 }))
+  t.equal(await context.run('asked', async () => await read()), 1)
+  t.equal(await read(), 1)
+  t.same(seen, [undefined, undefined], 'neither the maker\'s context nor the caller\'s')
 })

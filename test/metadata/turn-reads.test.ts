@@ -60,6 +60,17 @@ t.test('a read sees the write acknowledged before it was asked', async t => {
   t.equal(elsewhere, undefined, 'another organization does not read it')
 })
 
+t.test('a read inside a write sees the write\'s own changes', async t => {
+  const storage = await filled(t)
+  const ref = refs[1]
+  const seen = await storage.db.write(async () => {
+    const before = await storage.metadata.get(ref)
+    t.same(await storage.metadata.replaceIf(ref, before!.etag, rev({ n: 'inside' })), { written: true, created: false })
+    return await storage.metadata.get(ref)
+  })
+  t.same(seen?.value, { n: 'inside' }, 'read on the write\'s transaction, not on another connection')
+})
+
 t.test('a statement that fails fails each read it carried', async t => {
   const storage = await filled(t)
   const read = turnReads(storage.db, async r => await storage.metadata.get(r))
