@@ -7,6 +7,7 @@ import { allTogether, followDueWork, type DueScope } from '../kit/due-work.js'
 import { ApiError, conflict, entityNotFound } from '../errors.js'
 import { catalogueOf, catalogueService, countryAllows } from '../catalogue/lookup.js'
 import { kycStore } from '../kyc/store.js'
+import type { UserRecord } from '../storage/types.js'
 import { operationNotAllowed, requireUserContext } from '../http/user-context.js'
 import type { TermsOfService } from '../../schemas/catalogue.js'
 import type { ProcessCode, ProcessStatus } from '../../schemas/kyc.js'
@@ -30,9 +31,15 @@ function basicsOf (organizationId: string, userId: string, stored: Record<string
 }
 
 async function basics (app: FastifyInstance, organizationId: string, userId: string): Promise<UserBasics> {
+  const user = await userRow(app, organizationId, userId)
+  return basicsOf(organizationId, userId, user.record, user.createdAt)
+}
+
+/** The user's row; not found when the user does not exist. */
+async function userRow (app: FastifyInstance, organizationId: string, userId: string): Promise<UserRecord> {
   const user = await app.storage.users.get(organizationId, userId)
   if (user === undefined) throw entityNotFound('user')
-  return basicsOf(organizationId, userId, user.record, user.createdAt)
+  return user
 }
 
 /** Whether terms apply to a user of this country and type. */
@@ -88,9 +95,10 @@ export async function termsAcceptedAt (app: FastifyInstance, organizationId: str
  * what an operation on a card the user already holds does.
  */
 export async function userFacts (app: FastifyInstance, organizationId: string, userId: string, { cardLimits = true } = {}): Promise<UserFacts> {
-  const user = await basics(app, organizationId, userId)
-  const snapshot = await app.storage.store(kycStore).read(organizationId, userId)
-  if (snapshot === undefined) throw entityNotFound('user')
+  const row = await userRow(app, organizationId, userId)
+  const user = basicsOf(organizationId, userId, row.record, row.createdAt)
+  // The KYC snapshot of the row just read (one read of the user, not one for each).
+  const snapshot = await app.storage.store(kycStore).readFor({ id: userId, organizationId, email: row.email, record: row.record })
   const kyc = Object.fromEntries(Object.entries(snapshot.processes).map(([code, state]) => [code, state.status])) as Record<ProcessCode, ProcessStatus>
   const viban = catalogueService(app).listTermsOfService({}).find(t => t.code === VIBAN_TERMS)
   const accepted = await capabilitiesOf(app).acceptances(userId)

@@ -17,6 +17,8 @@ export interface KybStatus { userId: string, status: 'running' | 'ok' | 'failed'
 export interface KycStore {
   /** The user's KYC as stored (processes never changed in their initial state); undefined when there is no such user. */
   read (organizationId: string, userId: string): Promise<Snapshot | undefined>
+  /** The snapshot of a user the caller has just read (its record parsed): the user's row is not read again. */
+  readFor (user: UserData): Promise<Snapshot>
   /**
    * Runs `work` on the state read inside the write, then stores its change, the user record and the
    * events. `work` runs inside the write (its lookups read there) and may throw (nothing is written).
@@ -72,22 +74,24 @@ export function kycStore (db: Db): KycStore {
     return withDefaults(stored === undefined ? undefined : JSON.parse(stored) as Partial<KycConfig>)
   }
 
-  const snapshotOf = async (row: UserRow): Promise<Snapshot> => {
-    const config = await configFor(row.organization_id)
-    const record = JSON.parse(row.record) as Json
+  const snapshotFor = async (data: UserData): Promise<Snapshot> => {
+    const config = await configFor(data.organizationId)
     const stored: Partial<Record<ProcessCode, ProcessState>> = {}
-    for (const p of await processes.all(row.id)) {
+    for (const p of await processes.all(data.id)) {
       if ((PROCESS_CODES as readonly string[]).includes(p.process)) stored[p.process as ProcessCode] = JSON.parse(p.state) as ProcessState
     }
-    const data: UserData = { id: row.id, organizationId: row.organization_id, email: row.email, record }
-    return { user: data, processes: complete(stored, record, config), config }
+    return { user: data, processes: complete(stored, data.record, config), config }
   }
+  const snapshotOf = async (row: UserRow): Promise<Snapshot> =>
+    await snapshotFor({ id: row.id, organizationId: row.organization_id, email: row.email, record: JSON.parse(row.record) as Json })
 
   return {
     async read (organizationId, userId) {
       const row = await user.get(organizationId, userId)
       return row === undefined ? undefined : await snapshotOf(row)
     },
+
+    async readFor (data) { return await snapshotFor(data) },
 
     async change (organizationId, userId, work, event) {
       return await write(async () => {
