@@ -1,8 +1,8 @@
 // postgres.js's fixed modules, one list for the two places that apply the fixes: the bundle
 // (scripts/bundle.js) and, from the sources, the module hook (scripts/postgres-fixes-hooks.js).
 // Each: the module's file in the package's src/, its path pattern, its fix (and the texts it
-// replaces), a line only the fixed
-// module has (the bundle is checked for it), and the script that says why.
+// replaces), a line only the fixed module has (the bundle is checked for it), and the script that
+// says why.
 import { patchPostgresConnection, POSTGRES_CONNECTION, POSTGRES_CONNECTION_FIXED, POSTGRES_CONNECTION_REPLACEMENTS } from './postgres-connection.js'
 import { patchPostgresQueue, POSTGRES_QUEUE, POSTGRES_QUEUE_FIXED, POSTGRES_QUEUE_REPLACEMENTS } from './postgres-queue.js'
 import { patchPostgresTransaction, POSTGRES_TRANSACTION, POSTGRES_TRANSACTION_FIXED, POSTGRES_TRANSACTION_REPLACEMENTS } from './postgres-transaction.js'

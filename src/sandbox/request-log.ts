@@ -187,14 +187,19 @@ const keptHeader = (name: string, value: unknown, show: boolean, card: boolean):
   return card ? maskCardHeader(shown) : shown
 }
 
-/** The headers writeHeaders keeps, as readHeaders gives them back (a value that is not a string through JSON). */
+/**
+ * The headers writeHeaders keeps, as readHeaders gives them back: a string or a finite number (the
+ * content length of every answer) as it is, anything else through JSON as the text keeps it.
+ */
 function keptHeaders (headers: Record<string, unknown>, show: boolean, card = false): Record<string, unknown> {
   const out: Record<string, unknown> = {}
   for (const name in headers) {
     if (!Object.hasOwn(headers, name)) continue
     if (show && isCookie(name)) continue
     const value = keptHeader(name, headers[name], show, card)
-    out[name] = typeof value === 'string' ? value : JSON.parse(JSON.stringify(value) ?? 'null')
+    out[name] = typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value) && !Object.is(value, -0))
+      ? value
+      : JSON.parse(JSON.stringify(value) ?? 'null')
   }
   return out
 }

@@ -1,9 +1,9 @@
 // postgres.js's transactions as the bundle ships them (scripts/postgres-transaction.js): once
 // PostgreSQL has ended a transaction's connection, the statements its callback still sends fail as
 // a lost connection instead of running on the session the pool opened again, outside any
-// transaction. The build refuses a source the fix does not fit (./postgres-fixes.test.ts). The suite runs the fixed library
-// (scripts/postgres-fixes.js, checked by ./postgres-fixes.test.ts); the check against a server runs
-// on the PostgreSQL run of the suite.
+// transaction. The build refuses a source the fix does not fit (./postgres-fixes.test.ts). The
+// suite runs the fixed library (scripts/postgres-fixes.js, checked by ./postgres-fixes.test.ts); the
+// check against a server runs on the PostgreSQL run of the suite.
 import t from 'tap'
 import postgres from 'postgres'
 import { backend } from '../helpers.js'

@@ -29,7 +29,7 @@ const path = fc.oneof(
   text.map(s => `/core/${encodeURIComponent(s)}`),
   fc.tuple(fc.constantFrom('/core/external-accounts', '/core/users'), card).map(([p, n]) => `${p}?number=${n}`)
 )
-const headerValue = fc.oneof(word, fc.integer({ min: 0, max: 99999 }), fc.array(word, { minLength: 1, maxLength: 3 }))
+const headerValue = fc.oneof(word, fc.integer({ min: 0, max: 99999 }), fc.constantFrom(Number.NaN, -0, Number.POSITIVE_INFINITY, 1.5), fc.array(word, { minLength: 1, maxLength: 3 }))
 const requestHeaders = fc.record({
   authorization: fc.option(fc.oneof(fc.constant('Bearer eyJhbGciOi.abc.def'), fc.constant('Basic c2FuZGJveDpzZWNyZXQ='), text), { nil: undefined }),
   cookie: fc.option(fc.constant('session=abc'), { nil: undefined }),
