@@ -1,6 +1,5 @@
-// Per-request plumbing: the request-id header on every answer, the answers of one turn of the event
-// loop written together at its end, and one JSON log line per request that names no secret (the
-// URL's secret-bearing segments are masked, headers are not logged).
+// Per-request plumbing: the request-id header on every answer, and one JSON log line per request
+// that names no secret (the URL's secret-bearing segments are masked, headers are not logged).
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import pino from 'pino'
@@ -27,7 +26,6 @@ async function requests (app: FastifyInstance): Promise<void> {
     reply.header(header, request.id)
     done()
   })
-  writeAnswersAtTurnEnd(app)
   // The request line is written by hand, straight to the logger's destination, as pino would write
   // it (level, time, fields, msg). Its fields are fixed and none is secret (the path is masked), so
   // pino's generic work (a child's bindings, serializing an object key by key) buys nothing here:
@@ -49,39 +47,6 @@ async function requests (app: FastifyInstance): Promise<void> {
   })
   app.addHook('onClose', (_app, done) => {
     lines.flush()
-    done()
-  })
-}
-
-/**
- * Holds every answer at its last step before the socket (the first of the onSend hooks, registered
- * before any other plugin's) until the end of the turn of the event loop that made it, then writes
- * the turn's answers one after another (TurnBatch, setImmediate).
- *
- * Why: a client waiting for its answer sleeps in the kernel, and the write that answers it must wake
- * it. Answered one by one between the turn's other requests, each answer woke its client again (the
- * client had gone back to sleep while the server handled the next request), and that wakeup is paid
- * inside the server's write: on a virtual machine an interrupt to the other processor, an exit to
- * the hypervisor. Measured under load (50 connections, one process answering metadata GETs, the
- * client on the same two cores): 1.3 to 1.8 context switches a request on the machine, and 140 to
- * 170 µs of the server's CPU a request, of which 40 in the socket's writev. Written together at the
- * turn's end, the first answer wakes the client and the rest reach it awake: 0.15 context switches
- * a request and about 100 µs (BENCHMARKS.md, eighteenth stop).
- *
- * What it costs: an answer waits for the rest of its turn (the requests that arrived with it) to be
- * handled, at most one turn; a lone request waits for nothing but the immediate. The answer's bytes,
- * headers and status are unchanged, and so is the order of the answers on one connection.
- */
-function writeAnswersAtTurnEnd (app: FastifyInstance): void {
-  const held = new TurnBatch<() => void>(
-    write => { write() },
-  err => { app.log.error({ err }, 'an answer could not be written') }
-  )
-  app.addHook('onSend', (_request, _reply, payload, done) => {
-    held.add(() => { done(null, payload) })
-  })
-  app.addHook('onClose', (_app, done) => {
-    held.flush()
     done()
   })
 }
