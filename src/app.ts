@@ -27,6 +27,7 @@ import { areas } from './areas.js'
 import { AreaRegistry } from './kit/area.js'
 import { ensureDemoClient } from './auth/demo-client.js'
 import type { RegisteredRoute } from './types.js'
+import { answersAtTurnEnd } from './http/answers-at-turn-end.js'
 
 export interface BuildOptions {
   config: Config
@@ -101,6 +102,9 @@ async function buildOn (options: BuildOptions, storage: Storage): Promise<Fastif
     }
   }) as unknown as FastifyInstance
   limitConnections(app, config.maxConnections)
+  // SQLite only: on PostgreSQL a turn's reads are one statement already, and holding the answers
+  // cost CPU there (src/http/answers-at-turn-end.ts).
+  if (storage.db.dialect === 'sqlite') answersAtTurnEnd(app.server)
   // Fastify's own logger is a real child of ours; the children it makes for each request are lazy.
   withLazyChildren(app.log as Logger)
 

@@ -58,3 +58,16 @@ export function onePerTurn<T> (read: () => Promise<T>): () => Promise<T> {
   }
   return async () => await (next ??= new Promise<T>((resolve, reject) => { setImmediate(send, resolve, reject) }))
 }
+
+const beforeBlocking: Array<() => void> = []
+
+/**
+ * Registers a flush that must not wait behind a step that holds the event loop (SQLite's COMMIT,
+ * which waits for the disk): answers already made in the turn go out before it, not after it.
+ */
+export function flushBeforeBlocking (flush: () => void): void { beforeBlocking.push(flush) }
+
+/** Called right before a step that holds the event loop: runs every flush registered above. */
+export function aboutToBlock (): void {
+  for (const flush of beforeBlocking) flush()
+}

@@ -13,6 +13,7 @@ import { allScopes } from '../src/auth/scopes.js'
 import { openStorage, type Storage, type UserRecord } from '../src/storage/index.js'
 import { openPostgres, openSqlite, type Db } from '../src/storage/db.js'
 import { testDatabase } from './pg.js'
+import { Writable } from 'node:stream'
 
 export const DEMO_ID = 'sandbox-demo-client'
 export const DEMO_SECRET = 'sandbox-demo-secret'
@@ -34,6 +35,10 @@ export async function build (t: Teardown, overrides: Partial<Config> = {}, optio
   const clock = options.clock ?? new Clock()
   if (options.clock === undefined) clock.freeze(true)
   const config = testConfig(overrides)
+  if (overrides.logLevel === undefined && options.logStream === undefined) {
+    config.logLevel = 'warn'
+    options = { ...options, logStream: answeredTwiceWatch(t) }
+  }
   if (backend === 'postgres' && options.storage === undefined && config.databaseUrl === undefined) {
     await pendingDatabases.get(config.databasePath)
     config.databaseUrl = databaseUrls.get(config.databasePath) ?? await testDatabase(t)
@@ -47,6 +52,29 @@ export async function build (t: Teardown, overrides: Partial<Config> = {}, optio
     await clock.settle()
   }
   return app
+}
+
+// What Fastify and Node log when a request is answered twice (a handler that sends and then
+// returns something else, a hook that sends after the handler did): the client got one answer and
+// the second is lost, so no test sees it in a status or a body.
+const ANSWERED_TWICE = /FST_ERR_REP_ALREADY_SENT|Reply was already sent|ERR_HTTP_HEADERS_SENT/
+
+/**
+ * The log sink of an app a test builds without a log of its own: warnings and errors are read and
+ * dropped, and the test fails at its end if any said a request was answered twice.
+ */
+function answeredTwiceWatch (t: Teardown): Writable {
+  const seen: string[] = []
+  t.teardown(() => {
+    if (seen.length > 0) throw new Error(`a request was answered twice:\n${seen.join('\n')}`)
+  })
+  return new Writable({
+    write (chunk: Buffer, _encoding, done) {
+      const line = chunk.toString('utf8')
+      if (ANSWERED_TWICE.test(line)) seen.push(line)
+      done()
+    }
+  })
 }
 
 /** The PostgreSQL database behind each path `fileDatabasePath` answered, and those being made. */

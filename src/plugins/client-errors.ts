@@ -28,7 +28,8 @@ function requestLine (err: NodeJS.ErrnoException): { method: string, path: strin
 
 export function clientErrorHandler (serviceName: string) {
   return function onClientError (err: NodeJS.ErrnoException, socket: Socket): void {
-    if (err.code === 'ECONNRESET' || socket.destroyed) return
+    // Answered already: the parser may report the same connection again before it closes.
+    if (err.code === 'ECONNRESET' || socket.destroyed || socket.writableEnded) return
     let status = 400
     let body: Record<string, unknown> = { code: 'request_invalid', message: 'The request has missing or invalid parameters', details: { context: 'headers', violations: [{ property: '', rule: 'http' }] } }
     if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
@@ -47,9 +48,11 @@ export function clientErrorHandler (serviceName: string) {
     const text = JSON.stringify(body)
     if (socket.writable) {
       // The answer to a HEAD request has no body (RFC 9110 9.3.2), refused or not.
-      socket.write(`HTTP/1.1 ${status} ${http.STATUS_CODES[status] ?? ''}\r\nx-${serviceName}-request-id: ${randomUUID()}\r\n${extra}` +
+      socket.end(`HTTP/1.1 ${status} ${http.STATUS_CODES[status] ?? ''}\r\nx-${serviceName}-request-id: ${randomUUID()}\r\n${extra}` +
         `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${line?.method.endsWith('HEAD') === true ? '' : text}`)
     }
-    socket.destroy()
+    // Closed at the end of the turn, not now: the answer may be held until then with the turn's
+    // others (src/http/answers-at-turn-end.ts), and a socket destroyed first would lose it.
+    setImmediate(() => socket.destroy())
   }
 }

@@ -9,6 +9,7 @@
 // (SQLite), where a read waits for a write in progress to commit, so it never sees what may still
 // be rolled back. A queued write runs in its caller's context (its organization's clock).
 import { AsyncContext, snapshot } from '../async-context.js'
+import { aboutToBlock } from '../turn-batch.js'
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import Database from 'better-sqlite3'
@@ -267,6 +268,9 @@ class SqliteDb extends GroupCommitDb implements Db {
           outcomes.push({ ok: false, error })
         }
       }
+      // The COMMIT holds the event loop until the disk has the group: the answers this turn has
+      // made already go to their sockets first.
+      aboutToBlock()
       db.exec('COMMIT')
     } catch (error) {
       if (db.inTransaction) db.exec('ROLLBACK')
