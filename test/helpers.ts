@@ -35,16 +35,22 @@ export async function build (t: Teardown, overrides: Partial<Config> = {}, optio
   const clock = options.clock ?? new Clock()
   if (options.clock === undefined) clock.freeze(true)
   const config = testConfig(overrides)
-  if (overrides.logLevel === undefined && options.logStream === undefined) {
+  const watch = overrides.logLevel === undefined && options.logStream === undefined ? answeredTwiceWatch() : undefined
+  if (watch !== undefined) {
     config.logLevel = 'warn'
-    options = { ...options, logStream: answeredTwiceWatch(t) }
+    options = { ...options, logStream: watch.stream }
   }
   if (backend === 'postgres' && options.storage === undefined && config.databaseUrl === undefined) {
     await pendingDatabases.get(config.databasePath)
     config.databaseUrl = databaseUrls.get(config.databasePath) ?? await testDatabase(t)
   }
   const app = await buildApp({ config, clock, ...options })
-  t.teardown(() => app.close())
+  // Registered once the app is built: a teardown on tap's root test makes it end when idle, and a
+  // test file that builds its app at the top level awaits the build between its subtests.
+  t.teardown(async () => {
+    await app.close()
+    watch?.check()
+  })
   if (backend === 'postgres' && options.clock === undefined) {
     // Stored for the replicas, as a freeze through the API is: a refresh that reads the stored
     // clocks again (after an organization's clock moved) then finds it frozen, not running.
@@ -61,20 +67,21 @@ const ANSWERED_TWICE = /FST_ERR_REP_ALREADY_SENT|Reply was already sent|ERR_HTTP
 
 /**
  * The log sink of an app a test builds without a log of its own: warnings and errors are read and
- * dropped, and the test fails at its end if any said a request was answered twice.
+ * dropped; `check` (at the test's end) throws if any said a request was answered twice.
  */
-function answeredTwiceWatch (t: Teardown): Writable {
+function answeredTwiceWatch (): { stream: Writable, check: () => void } {
   const seen: string[] = []
-  t.teardown(() => {
-    if (seen.length > 0) throw new Error(`a request was answered twice:\n${seen.join('\n')}`)
-  })
-  return new Writable({
+  const stream = new Writable({
     write (chunk: Buffer, _encoding, done) {
       const line = chunk.toString('utf8')
       if (ANSWERED_TWICE.test(line)) seen.push(line)
       done()
     }
   })
+  return {
+    stream,
+    check: () => { if (seen.length > 0) throw new Error(`a request was answered twice:\n${seen.join('\n')}`) }
+  }
 }
 
 /** The PostgreSQL database behind each path `fileDatabasePath` answered, and those being made. */
