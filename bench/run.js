@@ -17,6 +17,8 @@
 // --cpu-prof-dir DIR (the same, and keep the profiles in DIR: run-1.cpuprofile, ..., and
 // run-1-pg1.cpuprofile, run-1-pg3-r2.cpuprofile, ... for PostgreSQL; open one in
 // Chrome's DevTools, or in bench/cpuprofile.js with the --from/--to printed for each scenario),
+// --pg-durable (PostgreSQL with fsync and synchronous_commit on, as its defaults are: its commits wait
+// for the disk as SQLite's do with synchronous=FULL; without it the throwaway cluster syncs nothing),
 // --node-options=--max-semi-space-size=8 (NODE_OPTIONS added to the start script's command line; the
 // `=` is needed, as the value starts with a dash).
 import { spawn, spawnSync, fork } from 'node:child_process'
@@ -44,6 +46,7 @@ const { values: opts } = parseArgs({
     'cpu-prof-dir': { type: 'string' },
     'node-options': { type: 'string', default: '' },
     backends: { type: 'string' },
+    'pg-durable': { type: 'boolean', default: false },
     replicas: { type: 'string', default: '1,3' }
   }
 })
@@ -53,6 +56,9 @@ const CONNECTIONS = Number(opts.connections)
 const RUNS = Number(opts.runs)
 const USERS = Number(opts.users)
 const KEEP_PROFILES = opts['cpu-prof-dir']
+const PG_DURABLE = opts['pg-durable']
+/** How the cluster keeps (or does not keep) its commits, for the run's description. */
+const PG_DURABILITY = PG_DURABLE ? 'fsync and synchronous_commit on: durable, like SQLite\'s synchronous=FULL' : 'fsync off: nothing durable'
 const PROFILING = opts['cpu-prof'] || KEEP_PROFILES !== undefined
 const BACKENDS = opts.backends === undefined ? undefined : opts.backends.split(',')
 for (const b of BACKENDS ?? []) if (b !== 'sqlite' && b !== 'postgres') throw new Error(`--backends: sqlite or postgres, not "${b}"`)
@@ -186,7 +192,7 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const CLUSTER_SCRIPT = join(ROOT, 'scripts/pg-cluster.sh')
 
 /**
- * Starts a throwaway PostgreSQL (scripts/pg-cluster.sh: loopback, trust, fsync off) for the whole
+ * Starts a throwaway PostgreSQL (scripts/pg-cluster.sh: loopback, trust, fsync off unless --pg-durable) for the whole
  * run in `cluster.dir`, filling in its URL, postmaster and version; or removes it again and answers
  * why it could not start. The directory is the caller's before the start, so that a Ctrl-C during
  * the start removes it too, and outside the run's directory: as root the script gives it to the
@@ -194,7 +200,8 @@ const CLUSTER_SCRIPT = join(ROOT, 'scripts/pg-cluster.sh')
  */
 async function startCluster (cluster) {
   // No port named: the script's first free one, below the kernel's ephemeral ports.
-  const out = spawnSync(CLUSTER_SCRIPT, ['start', cluster.dir], { encoding: 'utf8' })
+  const env = PG_DURABLE ? { ...process.env, PG_CLUSTER_DURABLE: '1' } : process.env
+  const out = spawnSync(CLUSTER_SCRIPT, ['start', cluster.dir], { encoding: 'utf8', env })
   if (out.status !== 0) {
     stopCluster(cluster)
     const why = (out.error?.message ?? out.stderr?.trim().split('\n').at(-1)) || `exit code ${out.status}`
@@ -753,7 +760,7 @@ console.log(`\n${RUNS} run(s), ${DURATION} s per scenario after a ${WARMUP} s wa
 console.log(`${cpu.length} x ${cpu[0]?.model ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM, Node ${process.version}, ${((Date.now() - began) / 1000).toFixed(0)} s in all`)
 if (postgresRun) {
   const n = REPLICAS.filter(r => r > 1)
-  console.log(`Unlabelled rows: SQLite (file, WAL, synchronous=FULL). [pg×N]: N sandbox processes on PostgreSQL ${cluster?.version ?? ''} (scripts/pg-cluster.sh: loopback, fsync off), a fresh database per set-up and run` +
+  console.log(`Unlabelled rows: SQLite (file, WAL, synchronous=FULL). [pg×N]: N sandbox processes on PostgreSQL ${cluster?.version ?? ''} (scripts/pg-cluster.sh: loopback, ${PG_DURABILITY}), a fresh database per set-up and run` +
     `${n.length === 0 ? '' : `; with several replicas, one autocannon per replica sharing the ${CONNECTIONS} connections, requests/s summed and latencies merged, CPU µs/req summed over the replicas, start-up the slowest replica's, peak RSS the largest replica's`}` +
     '; DB CPU µs/req: PostgreSQL\'s own processes, on top of CPU µs/req')
 }

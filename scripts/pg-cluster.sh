@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
 # A throwaway PostgreSQL cluster for tests and CI: nothing durable (fsync off), loopback only, trust
 # authentication, C locale (text compares as SQLite's binary order does).
+# PG_CLUSTER_DURABLE=1 at `start` makes it durable instead, with PostgreSQL's own defaults (fsync,
+# synchronous_commit and full_page_writes on): a commit waits for the disk, as SQLite's do with
+# synchronous=FULL, for measuring writes like for like (`npm run bench -- --pg-durable`). The
+# choice is kept in <dir>/durable, so `up` starts the server again as it was.
 #
 #   scripts/pg-cluster.sh start <dir> [port]   initialise <dir>/data, start, print the URL last
 #                                              (no port: the first free one from 25432)
@@ -58,6 +62,7 @@ start () {
 
   mkdir -p "$dir"
   dir=$(cd "$dir" && pwd)
+  if [ "${PG_CLUSTER_DURABLE:-}" = 1 ]; then touch "$dir/durable"; else rm -f "$dir/durable"; fi
   if [ "$(id -u)" -eq 0 ]; then chown postgres:postgres "$dir"; fi
   as_owner "$bin/initdb" -D "$dir/data" -U postgres -A trust -E UTF8 --locale=C --no-sync >"$dir/initdb.log" 2>&1 ||
     { cat "$dir/initdb.log" >&2; exit 1; }
@@ -74,12 +79,13 @@ start () {
 
 # Starts the server on an initialised <dir> (start, or up after down), on that port or not at all.
 try_serve () {
-  local dir=$1 port=$2 bin
+  local dir=$1 port=$2 bin durability='-c fsync=off -c synchronous_commit=off -c full_page_writes=off'
   bin=$(bin_dir)
+  if [ -f "$dir/durable" ]; then durability='-c fsync=on -c synchronous_commit=on -c full_page_writes=on'; fi
   echo "$port" >"$dir/port"
   rm -f "$dir/log"
   as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/log" -w \
-    -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300" \
+    -o "-p $port -k $dir -c listen_addresses=127.0.0.1 $durability -c max_connections=300" \
     start >&2 || return 1
   echo "postgres://postgres@127.0.0.1:$port/postgres"
 }
