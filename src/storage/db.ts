@@ -26,6 +26,17 @@ export interface Statement<P extends unknown[] | object = unknown[], R = unknown
   get (...params: Params<P>): Promise<R | undefined>
   all (...params: Params<P>): Promise<R[]>
   run (...params: Params<P>): Promise<{ changes: number }>
+  /**
+   * `run` for a write whose answer nobody reads (an insert of a new row): inside a write on
+   * PostgreSQL it is sent without waiting for its answer, so the write's next statements, and the
+   * group's next writes, follow it on the same connection (postgres.js sends the statements of one
+   * turn in one socket write, and PostgreSQL runs them in order: later reads see it). The group waits
+   * for every such answer before its COMMIT; one that fails fails the group, which then runs each
+   * write again on its own (see GroupCommitDb), so the failure is its write's alone, as with `run`,
+   * only without the write's own code seeing it: use it only where that code would not catch it.
+   * Outside a write, and on SQLite (where every statement finishes before it returns), it is `run`.
+   */
+  runUnanswered (...params: Params<P>): Promise<void>
   /** Rows are their first column (`get` answers the value itself). */
   pluck (): this
 }
@@ -80,7 +91,8 @@ interface Job { work: () => unknown, caller: <R>(work: () => R) => R, resolve: (
 type Outcome = { ok: true, value: unknown } | { ok: false, error: unknown }
 
 /** What a write's transaction is, for the statements run inside it. */
-interface Context { db: object, conn: unknown }
+/** `unanswered`: where a write's runUnanswered statements wait to be awaited (PostgreSQL's groups). */
+interface Context { db: object, conn: unknown, unanswered: Array<Promise<unknown>> | undefined }
 const context = new AsyncContext<Context>()
 
 /**
@@ -106,7 +118,16 @@ abstract class GroupCommitDb {
   get inTransaction (): boolean { return context.get()?.db === this }
   protected get running (): Promise<void> | undefined { return this.#running }
   /** Runs a job's work in its caller's context, inside the transaction `conn`. */
-  protected inContext (conn: unknown, job: Job): unknown { return job.caller(() => context.run({ db: this, conn }, job.work)) }
+  protected inContext (conn: unknown, job: Job, unanswered?: Array<Promise<unknown>>): unknown {
+    return job.caller(() => context.run({ db: this, conn, unanswered }, job.work))
+  }
+
+  /** Where the statements sent with runUnanswered inside the caller's write wait; undefined outside one (or on SQLite). */
+  unanswered (): Array<Promise<unknown>> | undefined {
+    const ctx = context.get()
+    return ctx?.db === this ? ctx.unanswered : undefined
+  }
+
   protected connection (): unknown {
     const ctx = context.get()
     return ctx?.db === this ? ctx.conn : undefined
@@ -199,6 +220,7 @@ class SqliteStatement<P extends unknown[] | object, R> implements Statement<P, R
   get (...params: Params<P>): Promise<R | undefined> { return this.#db.gate(() => this.#stmt.get(...params) as R | undefined) }
   all (...params: Params<P>): Promise<R[]> { return this.#db.gate(() => this.#stmt.all(...params) as R[]) }
   run (...params: Params<P>): Promise<{ changes: number }> { return this.#db.gate(() => ({ changes: this.#stmt.run(...params).changes })) }
+  runUnanswered (...params: Params<P>): Promise<void> { return this.#db.gate(() => { this.#stmt.run(...params) }) }
 }
 
 class SqliteDb extends GroupCommitDb implements Db {
@@ -385,6 +407,16 @@ class PostgresStatement<P extends unknown[] | object, R> implements Statement<P,
     const rows = await this.#query(params)
     return { changes: rows.count ?? 0 }
   }
+
+  runUnanswered (...params: Params<P>): Promise<void> {
+    const unanswered = this.#db.unanswered()
+    if (unanswered === undefined) return this.run(...params).then(() => undefined)
+    const sent = this.#query(params)
+    // Awaited by the group before its COMMIT; until then a failure is not unhandled.
+    sent.catch(() => {})
+    unanswered.push(sent)
+    return Promise.resolve()
+  }
 }
 
 // The key of the one lock every write takes (pg_advisory_xact_lock): writes on PostgreSQL are as
@@ -464,19 +496,28 @@ class PostgresDb extends GroupCommitDb implements Db {
     const outcomes: Outcome[] = []
     await this.sql.begin(async tx => {
       await tx.unsafe(`SELECT pg_advisory_xact_lock(${WRITE_LOCK})`)
+      // The group's statements sent unanswered (runUnanswered), awaited before the COMMIT; isolated,
+      // each write's own, awaited inside its savepoint, so a failure undoes that write alone.
+      const unanswered: Array<Promise<unknown>> = []
       for (const job of jobs) {
         if (!isolated) {
-          outcomes.push({ ok: true, value: await this.inContext(tx, job) })
+          outcomes.push({ ok: true, value: await this.inContext(tx, job, unanswered) })
           continue
         }
         try {
-          const value = await tx.savepoint(sp => this.inContext(sp, job) as Promise<unknown>)
+          const value = await tx.savepoint(async sp => {
+            const own: Array<Promise<unknown>> = []
+            const result = await this.inContext(sp, job, own)
+            await Promise.all(own)
+            return result
+          })
           outcomes.push({ ok: true, value })
         } catch (error) {
           if (isUnavailable(error)) throw error
           outcomes.push({ ok: false, error })
         }
       }
+      await Promise.all(unanswered)
     })
     return outcomes
   }

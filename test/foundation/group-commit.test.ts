@@ -208,6 +208,41 @@ t.test('a commit that fails refuses every write of its group and keeps none', as
   t.equal(await write(async () => (await insert.run('next', '1')).changes), 1, 'the next group commits')
 })
 
+t.test('statements sent unanswered: later statements and writes of the group see them; one that fails is its write\'s alone', async t => {
+  const { db } = await open(t)
+  const write = groupCommit(db)
+  const count = commits(db)
+  const insert = db.prepare('INSERT INTO settings (key, value) VALUES (?, ?)')
+  await insert.run('taken', 'before')
+  const results = await Promise.allSettled([
+    write(async () => {
+      await insert.runUnanswered('first', '1')
+      await insert.runUnanswered('second', '2')
+      // The write's own read follows its unanswered inserts on the same connection.
+      return await setting(db, 'second')
+    }),
+    // Refused as `run` would refuse it, though its own code went on as if it had been written.
+    write(async () => {
+      await insert.runUnanswered('taken', 'again')
+      await insert.runUnanswered('mine', 'x')
+      return 'went on'
+    }),
+    write(async () => await setting(db, 'first'))
+  ])
+  t.same(results.map(r => r.status), ['fulfilled', 'rejected', 'fulfilled'])
+  t.equal((results[0] as PromiseFulfilledResult<unknown>).value, '2', 'a write reads its own unanswered insert')
+  t.ok(isConstraint((results[1] as PromiseRejectedResult).reason), 'the failing insert refuses its write, with the constraint error')
+  t.equal((results[2] as PromiseFulfilledResult<unknown>).value, '1', 'a later write of the group reads an earlier write\'s unanswered insert')
+  t.equal(await setting(db, 'taken'), 'before', 'the refused write changed nothing')
+  t.equal(await setting(db, 'mine'), undefined, 'not even its other statement')
+  t.equal(await setting(db, 'first'), '1', 'the others committed')
+  t.equal(await setting(db, 'second'), '2')
+  t.ok(count() >= 1, 'committed')
+  // Outside a write it is `run`: done when it settles.
+  await insert.runUnanswered('outside', 'o')
+  t.equal(await setting(db, 'outside'), 'o', 'outside a write, written when it settles')
+})
+
 t.test('closing the storage commits what is queued', async t => {
   const path = fileDatabasePath(t)
   const storage = await openTestStorage(t, path)
