@@ -95,8 +95,9 @@ export function quotesStore (db: Db): QuotesStore {
 
   return {
     async create (q) {
+      // A new row nobody reads the answer of: on PostgreSQL the group goes on without waiting for it.
       await write(async () => {
-        await insert.run(q.id, q.organizationId, q.userId, JSON.stringify(q.quote), q.limitGroup, q.usdValue, q.expiresAt, q.usedAt, q.createdAt)
+        await insert.runUnanswered(q.id, q.organizationId, q.userId, JSON.stringify(q.quote), q.limitGroup, q.usdValue, q.expiresAt, q.usedAt, q.createdAt)
       })
       return q
     },

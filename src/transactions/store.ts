@@ -401,10 +401,12 @@ export function ledgerStore (db: Db): LedgerStore {
     }
     const iso = new Date(at).toISOString()
     const moved = new Map<string, Balance>()
+    // Nothing reads these statements' answers (the balances were read above): on PostgreSQL the
+    // write goes on without waiting for each (runUnanswered); a later read of the write sees them.
     for (const { leg, after } of next) {
       if (new Decimal(leg.total).isZero() && new Decimal(leg.available).isZero()) continue
-      await upsertBalance.run({ accountId: leg.accountId, organizationId, userId: leg.userId, asset: leg.asset, total: after.total, available: after.available, at: iso })
-      await insertPosting.run(organizationId, transactionId, leg.accountId, leg.userId, leg.asset, leg.total, leg.available, after.total, after.available, at)
+      await upsertBalance.runUnanswered({ accountId: leg.accountId, organizationId, userId: leg.userId, asset: leg.asset, total: after.total, available: after.available, at: iso })
+      await insertPosting.runUnanswered(organizationId, transactionId, leg.accountId, leg.userId, leg.asset, leg.total, leg.available, after.total, after.available, at)
       if (leg.userId !== null) moved.set(leg.accountId, after)
     }
     return { ok: true, moved }
@@ -417,10 +419,11 @@ export function ledgerStore (db: Db): LedgerStore {
     }
   }
 
+  // New rows nobody reads the answer of: on PostgreSQL sent without waiting (runUnanswered).
   const insert = async (input: NewTransaction): Promise<void> => {
     const r = input.record
-    await insertTransaction.run({ ...r, body: JSON.stringify(r.body), createdMs: Date.parse(r.createdAt) })
-    for (const p of input.parties) await insertParty.run(r.id, r.organizationId, p.userId, p.accountId, r.createdAt)
+    await insertTransaction.runUnanswered({ ...r, body: JSON.stringify(r.body), createdMs: Date.parse(r.createdAt) })
+    for (const p of input.parties) await insertParty.runUnanswered(r.id, r.organizationId, p.userId, p.accountId, r.createdAt)
   }
 
   /** The system account that takes the other side of an asset's legs in a transaction. */
