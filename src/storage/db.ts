@@ -90,8 +90,10 @@ export const isUnavailable = (err: unknown): boolean => {
 interface Job { work: () => unknown, caller: <R>(work: () => R) => R, resolve: (value: unknown) => void, reject: (error: unknown) => void }
 type Outcome = { ok: true, value: unknown } | { ok: false, error: unknown }
 
-/** What a write's transaction is, for the statements run inside it. */
-/** `unanswered`: where a write's runUnanswered statements wait to be awaited (PostgreSQL's groups). */
+/**
+ * What a write's transaction is, for the statements run inside it; `unanswered`: where the
+ * write's runUnanswered statements wait for the group to await them (PostgreSQL only).
+ */
 interface Context { db: object, conn: unknown, unanswered: Array<Promise<unknown>> | undefined }
 const context = new AsyncContext<Context>()
 
