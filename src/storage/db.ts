@@ -124,12 +124,6 @@ abstract class GroupCommitDb {
     return job.caller(() => context.run({ db: this, conn, unanswered }, job.work))
   }
 
-  /** Where the statements sent with runUnanswered inside the caller's write wait; undefined outside one (or on SQLite). */
-  unanswered (): Array<Promise<unknown>> | undefined {
-    const ctx = context.get()
-    return ctx?.db === this ? ctx.unanswered : undefined
-  }
-
   protected connection (): unknown {
     const ctx = context.get()
     return ctx?.db === this ? ctx.conn : undefined
@@ -469,6 +463,12 @@ class PostgresDb extends GroupCommitDb implements Db {
   }
 
   get open (): boolean { return this.#open }
+
+  /** Where the statements sent with runUnanswered inside the caller's write wait; undefined outside a write. */
+  unanswered (): Array<Promise<unknown>> | undefined {
+    const ctx = context.get()
+    return ctx?.db === this ? ctx.unanswered : undefined
+  }
 
   async query (text: string, values: Value[]): Promise<postgres.RowList<Array<Record<string, unknown>>>> {
     // Nothing new is sent once closing: the driver fails on a write to a connection it ended.
