@@ -59,6 +59,34 @@ export function onePerTurn<T> (read: () => Promise<T>): () => Promise<T> {
   return async () => await (next ??= new Promise<T>((resolve, reject) => { setImmediate(send, resolve, reject) }))
 }
 
+/**
+ * Asks gathered during a turn of the event loop, answered together: the first ask of a turn
+ * schedules `answer` for the end of the turn (setImmediate), which gets every ask of the turn, in
+ * order, and gives back one answer for each, at its index; each caller waits for its own (a
+ * rejected one fails its callers alone). Sent after each caller of its turn asked, the answers see
+ * every write acknowledged before any of them asked. `answer` runs in the immediate's callback,
+ * outside any context (src/async-context.ts): never on a caller's transaction.
+ */
+export function perTurn<A, R> (answer: (asks: A[]) => Array<Promise<R>>): (ask: A) => Promise<R> {
+  let asks: A[] = []
+  let answers: Promise<Array<Promise<R>>> | undefined
+  const send = (resolve: (value: Array<Promise<R>>) => void, reject: (error: unknown) => void): void => {
+    const turn = asks
+    asks = []
+    answers = undefined
+    try {
+      resolve(answer(turn))
+    } catch (error) {
+      reject(error)
+    }
+  }
+  return async ask => {
+    answers ??= new Promise((resolve, reject) => { setImmediate(send, resolve, reject) })
+    const index = asks.push(ask) - 1
+    return await (await answers)[index]
+  }
+}
+
 const beforeBlocking: Array<() => void> = []
 
 /**

@@ -2,8 +2,9 @@
 // compare-and-swap on the revision the caller observed (its ETag), checked and applied in one
 // transaction (a savepoint of the group commit), so two writers holding the same ETag can never
 // both succeed.
-import { groupCommit, type Db } from './db.js'
+import { groupCommit, type Db, type GroupCommit } from './db.js'
 import { memoOf } from './memo.js'
+import { perTurn } from '../turn-batch.js'
 import type { MetadataRevision } from './types.js'
 
 export type { MetadataRevision }
@@ -158,11 +159,6 @@ interface Replacement {
   next: MetadataRevision
 }
 
-interface WaitingReplacement extends Replacement {
-  resolve: (result: ReplaceMetadataResult) => void
-  reject: (error: unknown) => void
-}
-
 const refKey = (ref: MetadataRef): string => `${ref.organizationId}\u0000${ref.entity}\u0000${ref.entityId}`
 
 /**
@@ -176,16 +172,12 @@ const refKey = (ref: MetadataRef): string => `${ref.organizationId}\u0000${ref.e
  *
  * The same outcomes as one write each, in some order of arrival within the turn (the requests were
  * concurrent): the first replacement of each entity goes in the statement; a later one of the same
- * entity, and one whose revision had changed (or gone), then runs alone (`one`), in order, in the
- * same write, and so sees what the statement wrote. A write that fails fails each of its
+ * entity, and one whose revision had changed (or gone), then runs alone (`one`, inside the write),
+ * in order, and so sees what the statement wrote. A write that fails fails each of its
  * replacements (a lost database: each request answers 503). SQLite writes in process, with no round
  * trip to save.
  */
-export function turnReplacements (
-  db: Db,
-  write: (work: () => Promise<Map<WaitingReplacement, ReplaceMetadataResult>>) => Promise<Map<WaitingReplacement, ReplaceMetadataResult>>,
-  one: (replacement: Replacement) => Promise<ReplaceMetadataResult>
-): (replacement: Replacement) => Promise<ReplaceMetadataResult> {
+export function turnReplacements (db: Db, write: GroupCommit, one: (replacement: Replacement) => Promise<ReplaceMetadataResult>): (replacement: Replacement) => Promise<ReplaceMetadataResult> {
   // The replacements as one JSON array of their columns: each backend reads it as rows.
   const many = db.prepare<[string], { organization_id: string, entity_type: string, entity_id: string }>({
     sqlite: `UPDATE metadata SET body = v.new_body, etag = v.new_etag, updated_at = v.new_updated_at
@@ -199,50 +191,31 @@ export function turnReplacements (
       RETURNING m.organization_id, m.entity_type, m.entity_id`
   })
   const memo = memoOf(db)
-  let waiting: WaitingReplacement[] = []
-  const run = async (batch: WaitingReplacement[]): Promise<Map<WaitingReplacement, ReplaceMetadataResult>> => {
-    const outcomes = new Map<WaitingReplacement, ReplaceMetadataResult>()
-    const first = new Map<string, WaitingReplacement>()
-    const later: WaitingReplacement[] = []
-    for (const w of batch) {
-      memo.forgetMetadata(w.ref)
-      const key = refKey(w.ref)
-      if (first.has(key)) later.push(w)
-      else first.set(key, w)
-    }
-    const lead = [...first.values()]
-    if (lead.length > 1) {
-      const rows = await many.all(JSON.stringify(lead.map(w => ({
-        type: w.ref.entity, id: w.ref.entityId, org: w.ref.organizationId, body: textOf(w.next), etag: w.next.etag, at: w.next.updatedAt, expected: w.expectedEtag
+  const run = async (turn: Replacement[]): Promise<ReplaceMetadataResult[]> => {
+    const outcomes = new Array<ReplaceMetadataResult | undefined>(turn.length)
+    // The first replacement of each entity, by its index in the turn.
+    const first = new Map<string, number>()
+    turn.forEach((r, i) => { if (!first.has(refKey(r.ref))) first.set(refKey(r.ref), i) })
+    if (first.size > 1) {
+      const lead = [...first.values()].map(i => turn[i])
+      const rows = await many.all(JSON.stringify(lead.map(({ ref, next, expectedEtag }) => ({
+        type: ref.entity, id: ref.entityId, org: ref.organizationId, body: textOf(next), etag: next.etag, at: next.updatedAt, expected: expectedEtag
       }))))
       for (const row of rows) {
-        const w = first.get(refKey({ organizationId: row.organization_id, entity: row.entity_type, entityId: row.entity_id }))
-        if (w !== undefined) outcomes.set(w, { written: true, created: false })
+        const i = first.get(refKey({ organizationId: row.organization_id, entity: row.entity_type, entityId: row.entity_id }))!
+        memo.forgetMetadata(turn[i].ref)
+        outcomes[i] = { written: true, created: false }
       }
     }
-    for (const w of lead) if (!outcomes.has(w)) outcomes.set(w, await one(w))
-    for (const w of later) outcomes.set(w, await one(w))
-    return outcomes
+    // The rest alone, the first of each entity before the later ones.
+    for (const i of first.values()) outcomes[i] ??= await one(turn[i])
+    for (let i = 0; i < turn.length; i++) outcomes[i] ??= await one(turn[i])
+    return outcomes as ReplaceMetadataResult[]
   }
-  // Called by the immediate alone, outside any context (src/async-context.ts): the write is a group
-  // commit's of its own, never a caller's transaction.
-  const flush = (): void => {
-    const batch = waiting
-    waiting = []
-    write(async () => await run(batch)).then(outcomes => {
-      for (const w of batch) w.resolve(outcomes.get(w)!)
-    }, (error: unknown) => { for (const w of batch) w.reject(error) })
-  }
-  return async replacement => await new Promise((resolve, reject) => {
-    if (waiting.length === 0) setImmediate(flush)
-    waiting.push({ ...replacement, resolve, reject })
+  return perTurn(turn => {
+    const outcomes = write(async () => await run(turn))
+    return turn.map(async (_, i) => (await outcomes)[i])
   })
-}
-
-interface Waiting {
-  ref: MetadataRef
-  resolve: (revision: MetadataRevision | undefined) => void
-  reject: (error: unknown) => void
 }
 
 /**
@@ -261,39 +234,33 @@ export function turnReads (db: Db, one: (ref: MetadataRef) => Promise<MetadataRe
     sqlite: 'SELECT entity_id, body, etag, updated_at FROM metadata WHERE entity_type = ? AND organization_id = ? AND entity_id IN (SELECT value FROM json_each(?))',
     postgres: 'SELECT entity_id, body, etag, updated_at FROM metadata WHERE entity_type = ? AND organization_id = ? AND entity_id = ANY(?::text[])'
   })
-  let waiting: Waiting[] = []
-  const settle = (reads: Waiting[]): void => {
-    if (reads.length === 1) {
-      one(reads[0].ref).then(reads[0].resolve, reads[0].reject)
-      return
-    }
-    const { entity, organizationId } = reads[0].ref
-    const ids = [...new Set(reads.map(w => w.ref.entityId))]
-    many.all(entity, organizationId, db.dialect === 'postgres' ? ids : JSON.stringify(ids)).then(rows => {
-      const byId = new Map(rows.map(row => [row.entity_id, row]))
-      for (const w of reads) {
-        const row = byId.get(w.ref.entityId)
-        w.resolve(row === undefined ? undefined : toRevision(row))
-      }
-    }, (error: unknown) => { for (const w of reads) w.reject(error) })
+  /** The reads of one organization's entities of one type: one statement, or one read when alone. */
+  const group = async (refs: MetadataRef[]): Promise<Array<MetadataRevision | undefined>> => {
+    if (refs.length === 1) return [await one(refs[0])]
+    const { entity, organizationId } = refs[0]
+    const ids = [...new Set(refs.map(ref => ref.entityId))]
+    const rows = await many.all(entity, organizationId, db.dialect === 'postgres' ? ids : JSON.stringify(ids))
+    const byId = new Map(rows.map(row => [row.entity_id, row]))
+    return refs.map(ref => {
+      const row = byId.get(ref.entityId)
+      return row === undefined ? undefined : toRevision(row)
+    })
   }
-  // Called by the immediate alone, outside any context (src/async-context.ts): the statements run on
-  // the pool, never on a caller's transaction.
-  const flush = (): void => {
-    const reads = waiting
-    waiting = []
-    const groups = new Map<string, Map<string, Waiting[]>>()
-    for (const w of reads) {
-      let byEntity = groups.get(w.ref.organizationId)
-      if (byEntity === undefined) groups.set(w.ref.organizationId, byEntity = new Map())
-      const group = byEntity.get(w.ref.entity)
-      if (group === undefined) byEntity.set(w.ref.entity, [w])
-      else group.push(w)
+  return perTurn(turn => {
+    // The turn's reads by organization and entity type, with their indexes in the turn.
+    const groups = new Map<string, { refs: MetadataRef[], at: number[] }>()
+    turn.forEach((ref, i) => {
+      const key = `${ref.organizationId}\u0000${ref.entity}`
+      let g = groups.get(key)
+      if (g === undefined) groups.set(key, g = { refs: [], at: [] })
+      g.refs.push(ref)
+      g.at.push(i)
+    })
+    const answers = new Array<Promise<MetadataRevision | undefined>>(turn.length)
+    for (const { refs, at } of groups.values()) {
+      const read = group(refs)
+      at.forEach((i, k) => { answers[i] = read.then(revisions => revisions[k]) })
     }
-    for (const byEntity of groups.values()) for (const group of byEntity.values()) settle(group)
-  }
-  return async ref => await new Promise((resolve, reject) => {
-    if (waiting.length === 0) setImmediate(flush)
-    waiting.push({ ref, resolve, reject })
+    return answers
   })
 }

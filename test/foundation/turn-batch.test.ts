@@ -2,8 +2,10 @@
 // an earlier flush; a drop forgets it; one item that throws neither stops nor loses the others.
 // onePerTurn: the callers of one turn share one read, made at its end; a caller once it is sent
 // waits for the next one, so no caller gets an answer read before it asked.
+// perTurn: the asks of one turn are answered by one call at its end, each with its own answer; a
+// rejected answer fails its caller alone, an answer that throws fails its turn alone.
 import t from 'tap'
-import { TurnBatch, onePerTurn } from '../../src/turn-batch.js'
+import { TurnBatch, onePerTurn, perTurn } from '../../src/turn-batch.js'
 import { AsyncContext } from '../../src/async-context.js'
 
 const endOfTurn = () => new Promise(resolve => setImmediate(resolve))
@@ -100,4 +102,33 @@ t.test('the shared read runs outside the context of whoever made it or asked for
   t.equal(await context.run('asked', async () => await read()), 1)
   t.equal(await read(), 1)
   t.same(seen, [undefined, undefined], 'neither the maker\'s context nor the caller\'s')
+})
+
+t.test('perTurn: the asks of one turn are answered by one call at its end, each with its own answer', async t => {
+  const calls: number[][] = []
+  const double = perTurn<number, number>(asks => { calls.push(asks); return asks.map(async n => n * 2) })
+  t.same(await Promise.all([double(1), double(2), double(3)]), [2, 4, 6])
+  t.same(await double(5), 10)
+  t.same(calls, [[1, 2, 3], [5]], 'one call a turn, the asks in order')
+})
+
+t.test('perTurn: a rejected answer fails its caller alone; an answer that throws fails the turn, not the next', async t => {
+  const oddFails = perTurn<number, number>(asks => asks.map(async n => { if (n % 2 === 1) throw new Error(`odd ${n}`); return n }))
+  const results = await Promise.allSettled([oddFails(1), oddFails(2), oddFails(3)])
+  t.same(results.map(r => r.status), ['rejected', 'fulfilled', 'rejected'])
+  t.equal((results[1] as PromiseFulfilledResult<number>).value, 2)
+  let broken = true
+  const sometimes = perTurn<number, number>(asks => { if (broken) throw new Error('broken'); return asks.map(async n => n) })
+  const thrown = await Promise.allSettled([sometimes(1), sometimes(2)])
+  t.same(thrown.map(r => r.status), ['rejected', 'rejected'])
+  broken = false
+  t.equal(await sometimes(7), 7, 'the next turn is answered')
+})
+
+t.test('perTurn: the answer runs outside the context of whoever asked', async t => {
+  const context = new AsyncContext<string>()
+  const seen: Array<string | undefined> = []
+  const echo = perTurn<number, number>(asks => { seen.push(context.get()); return asks.map(async n => n) })
+  t.equal(await context.run('asked', async () => await echo(1)), 1)
+  t.same(seen, [undefined])
 })
