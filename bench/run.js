@@ -5,7 +5,9 @@
 // scenario (medians over the runs), CPU per request, and each scenario's own peak RSS (the
 // high-water mark is started again before each one); then the reset of another, empty
 // organization beside what the scenarios stored, the CPU of the sandbox left idle with 200
-// organizations on clocks of their own, and `npm start` again on that same database.
+// organizations on clocks of their own, and `npm start` again on that same database. After the PUT
+// and the token, their floor (bench/floor.js: Fastify and better-sqlite3 doing only what the
+// answer needs, durable as the sandbox) is measured with the same requests, beside the same baseline.
 // Backends: --backends sqlite,postgres (default: both when a throwaway PostgreSQL can be started by
 // scripts/pg-cluster.sh, else SQLite alone, with a note) and --replicas 1,3 (the PostgreSQL
 // set-ups: that many sandbox processes on one fresh database each). The PostgreSQL rows are labelled
@@ -229,6 +231,19 @@ async function startBaseline () {
   await new Promise(resolve => child.once('message', resolve))
   return { child, url: `http://127.0.0.1:${port}` }
 }
+
+/**
+ * The floor of the writes (bench/floor.js): Fastify and better-sqlite3 doing only what the token's
+ * and the PUT's answers need, durable as the sandbox, on a database file of its own.
+ */
+async function startFloor (path) {
+  const port = await freePort()
+  const child = track(fork(new URL('./floor.js', import.meta.url), [String(port), path], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] }), false)
+  await new Promise(resolve => child.once('message', resolve))
+  return { child, url: `http://127.0.0.1:${port}` }
+}
+/** A floor's row in the table, beside the scenario it is the floor of. */
+const floorName = (name) => `${name}: its floor (bench/floor.js)`
 
 async function stop (child, group = false) {
   if (child.exitCode !== null || child.signalCode !== null) return
@@ -527,9 +542,10 @@ function scenarios (state) {
     { key: 'get', name: 'GET metadata (X-On-Behalf-Of)', ...sequence(gets), expect: [200], target: { ratio: 0.7, p99: 8 } },
     { key: '304', name: 'GET 304 (If-None-Match)', ...sequence(notModified), expect: [304], target: { ratio: 0.7 } },
     // Writes change their bodies on every request, so autocannon builds each one.
-    { key: 'put', name: 'PUT metadata', requests: [put], expect: [200], target: { ratio: 0.45 } },
+    // The writes with a floor (bench/floor.js) measured after them with the same requests.
+    { key: 'put', name: 'PUT metadata', requests: [put], expect: [200], target: { ratio: 0.45 }, floor: true },
     { key: 'patch', name: 'PATCH metadata (2 ops)', requests: [patch], expect: [200], target: { ratio: 0.3 } },
-    { key: 'token', name: 'Token (client credentials)', requests: [token_], expect: [200], target: { ratio: 0.4 } },
+    { key: 'token', name: 'Token (client credentials)', requests: [token_], expect: [200], target: { ratio: 0.4 }, floor: true },
     { key: 'catalogue', name: 'Catalogue read: list assets with rates', ...sequence(Array.from({ length: 50 }, () => catalogue).flat()), expect: [200], target: { ratio: 0.3 } },
     // A quote and the transaction that commits it: 2 requests per iteration, each a write (the
     // quote is stored; the transaction consumes it, holds the funds and records its events).
@@ -619,6 +635,8 @@ async function runSetup (run, setup) {
     const startupMs = Math.max(...sandboxes.map(x => x.startupMs))
     pushTo(startups, setup.label, startupMs)
     const baseline = await startBaseline()
+    // The floor is SQLite's: measured on SQLite's set-up only, on a file beside the sandbox's.
+    const floor = setup.backend === 'sqlite' ? await startFloor(join(dir, `floor-${run}.db`)) : undefined
     try {
       const seeded = Date.now()
       // Seeded through the first replica: the others read what it wrote from the shared database.
@@ -649,6 +667,13 @@ async function runSetup (run, setup) {
         push(s.name + setup.label, { ...r, ratio: r.rps / base.rps })
         if (s.perIteration !== undefined) perIteration.set(s.name, s.perIteration)
         if (s.target !== undefined && setup.backend === 'sqlite') targets.set(s.name, s.target)
+        if (s.floor === true && floor !== undefined) {
+          const f = await scenario([floor.url], [floor.child.pid], s)
+          if (f.errors > 0) process.stderr.write(`  floor errors: ${f.errors}, statuses ${JSON.stringify(f.statuses)}\n`)
+          process.stderr.write(`  its floor: ${f.rps.toFixed(0)} req/s (x${(f.rps / base.rps).toFixed(2)}), ${f.cpu.toFixed(0)} µs CPU per request\n`)
+          if (!scenarioOrder.includes(floorName(s.name))) scenarioOrder.push(floorName(s.name))
+          push(floorName(s.name), { ...f, ratio: f.rps / base.rps })
+        }
       }
       const resetMs = await resetOfAnother(urls[0])
       pushTo(resets, setup.label, resetMs)
@@ -659,6 +684,7 @@ async function runSetup (run, setup) {
       peaks.set(setup.label, Math.max(peaks.get(setup.label) ?? 0, peakSinceStart, rss()))
     } finally {
       await stop(baseline.child)
+      if (floor !== undefined) await stop(floor.child)
       await Promise.all(sandboxes.map(x => stop(x.child, true)))
     }
     // Issue 32's other start-up figure: `npm start` again on the database the scenarios filled
@@ -777,6 +803,7 @@ for (const [name, target] of targets) {
   const rs = results.get(name)
   const ratio = median(rs.map(r => r.ratio))
   let text = `- ${name}: x${fmt(ratio, 3)} of the baseline, target x${target.ratio}: ${verdict(ratio >= target.ratio)}`
+  if (results.has(floorName(name))) text += ` (its floor, bench/floor.js: x${fmt(median(results.get(floorName(name)).map(r => r.ratio)), 3)})`
   if (target.p99 !== undefined) {
     const p99 = median(rs.map(r => r.p99))
     text += `; p99 ${fmt(p99, 0)} ms, target under ${target.p99} ms: ${verdict(p99 < target.p99)} (the bare route's own p99: ${fmt(median(results.get(BASELINE).map(r => r.p99)), 0)} ms)`
