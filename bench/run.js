@@ -635,8 +635,9 @@ async function runSetup (run, setup) {
     const startupMs = Math.max(...sandboxes.map(x => x.startupMs))
     pushTo(startups, setup.label, startupMs)
     const baseline = await startBaseline()
-    // The floor is SQLite's: measured on SQLite's set-up only, on a file beside the sandbox's.
-    const floor = setup.backend === 'sqlite' ? await startFloor(join(dir, `floor-${run}.db`)) : undefined
+    // The floor is SQLite's: measured on SQLite's set-up only, on a file beside the sandbox's,
+    // started for the first scenario that has one.
+    let floor
     try {
       const seeded = Date.now()
       // Seeded through the first replica: the others read what it wrote from the shared database.
@@ -667,7 +668,8 @@ async function runSetup (run, setup) {
         push(s.name + setup.label, { ...r, ratio: r.rps / base.rps })
         if (s.perIteration !== undefined) perIteration.set(s.name, s.perIteration)
         if (s.target !== undefined && setup.backend === 'sqlite') targets.set(s.name, s.target)
-        if (s.floor === true && floor !== undefined) {
+        if (s.floor === true && setup.backend === 'sqlite') {
+          floor ??= await startFloor(join(dir, `floor-${run}.db`))
           const f = await scenario([floor.url], [floor.child.pid], s)
           if (f.errors > 0) process.stderr.write(`  floor errors: ${f.errors}, statuses ${JSON.stringify(f.statuses)}\n`)
           process.stderr.write(`  its floor: ${f.rps.toFixed(0)} req/s (x${(f.rps / base.rps).toFixed(2)}), ${f.cpu.toFixed(0)} µs CPU per request\n`)
