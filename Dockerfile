@@ -37,4 +37,4 @@ EXPOSE 8080
 HEALTHCHECK --interval=10s --timeout=3s --start-period=5s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 8080) + '/_sandbox/health').then(r => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # The node flags of `npm start` (see docs/behaviour.md, "Memory"); no sources here, so no freshness check.
-CMD ["node", "--max-old-space-size=192", "--max-semi-space-size=4", "--v8-pool-size=1", "--no-sparkplug", "dist/server.cjs"]
+CMD ["node", "--max-old-space-size=192", "--max-semi-space-size=4", "--no-allocation-site-pretenuring", "--v8-pool-size=1", "--no-sparkplug", "dist/server.cjs"]

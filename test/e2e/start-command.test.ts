@@ -23,7 +23,7 @@ const cmd = JSON.parse(/^CMD (\[.*\])$/m.exec(read('Dockerfile'))![1]) as string
 const shebang = read('src/launch.ts').split('\n')[0]
 
 t.test('npm start, the image and the bin run node with the same flags', async t => {
-  t.same(startScript, ['node', '--max-old-space-size=192', '--max-semi-space-size=4', '--v8-pool-size=1', '--no-sparkplug', 'scripts/start.cjs'])
+  t.same(startScript, ['node', '--max-old-space-size=192', '--max-semi-space-size=4', '--no-allocation-site-pretenuring', '--v8-pool-size=1', '--no-sparkplug', 'scripts/start.cjs'])
   t.match(read('scripts/start.cjs'), /require\('\.\.\/dist\/server\.cjs'\)/, 'npm start runs the build')
   t.same(cmd, [...startScript.slice(0, -1), 'dist/server.cjs'], 'the Dockerfile CMD')
   t.equal(shebang, `#!/usr/bin/env -S ${startScript.slice(0, -1).join(' ')}`, 'the bin, through its first line')
