@@ -10,6 +10,9 @@
 //   the sandbox's schema (its two indexes included), and answers the token.
 // - PUT /core/users/me/metadata: takes the user from X-On-Behalf-Of, the body as JSON, its SHA-256
 //   as the ETag, upserts it, and answers the body with the ETag.
+// Its group commit, its JWT signing and its refresh token's key are written here again on purpose,
+// in their fewest lines, rather than taken from src/ (storage/db.ts, auth/tokens.ts): the floor
+// measures the stack, so none of the sandbox's own code may be in it.
 import Fastify from 'fastify'
 import formbody from '@fastify/formbody'
 import Database from 'better-sqlite3'
