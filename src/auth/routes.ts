@@ -190,8 +190,10 @@ export default async function authRoutes (app: FastifyInstance): Promise<void> {
       const owner = await app.clients.get(stored.clientId)
       if (owner === undefined || !owner.refreshTokens || !isFamilyOf(stored.family, owner)) throw invalidGrant(REVOKED)
       client = owner
-      if (requested !== undefined && !requested.every(s => anyCovers(stored.scopes, s))) throw invalidScope()
-      const scopes = requested ?? stored.scopes
+      // Null: every scope of its client, whose generation (checked just above) is the one it was issued under.
+      const granted = stored.scopes ?? owner.scopes
+      if (requested !== undefined && !requested.every(s => anyCovers(granted, s))) throw invalidScope()
+      const scopes = requested ?? granted
       // The new refresh token keeps the scopes of the old one (RFC 6749 section 6).
       const next = app.tokens.newRefreshToken(client, stored.scopes, stored.family)
       const rotated = await app.storage.refreshTokens.rotate(key, now, next.record)

@@ -95,6 +95,10 @@ export function hs256Signer (key: KeyObject): (claims: AccessClaims) => string {
   }
 }
 
+/** Whether a grant is the client's whole list of scopes, in its order. */
+const sameScopes = (scopes: string[], own: string[]): boolean =>
+  scopes === own || (scopes.length === own.length && scopes.every((scope, i) => scope === own[i]))
+
 const newFamily = (client: ClientRecord): string => `${client.generation}.${uuidv7()}`
 export const isFamilyOf = (family: string, client: ClientRecord): boolean => family.startsWith(`${client.generation}.`)
 
@@ -134,7 +138,7 @@ export class TokenService {
    */
   async issue (client: ClientRecord, scopes: string[], family?: string, ttlSeconds = this.#ttl): Promise<IssuedToken> {
     // Issued on the client's organization's clock (each organization has its own).
-    const now = this.#clock.of(client.organizationId).nowSeconds()
+    const now = Math.floor(this.#clock.nowFor(client.organizationId) / 1000)
     const scope = scopes.join(' ')
     const claims: AccessClaims = {
       iss: this.#issuer,
@@ -150,14 +154,15 @@ export class TokenService {
     }
     const issued: IssuedToken = { access_token: this.#sign(claims), token_type: 'Bearer', expires_in: ttlSeconds, scope }
     if (client.refreshTokens && family === undefined) {
-      const refresh = this.newRefreshToken(client, scopes, newFamily(client))
+      const refresh = this.newRefreshToken(client, sameScopes(scopes, client.scopes) ? null : scopes, newFamily(client))
       await this.#storage.refreshTokens.save(refresh.record)
       issued.refresh_token = refresh.token
     }
     return issued
   }
 
-  newRefreshToken (client: ClientRecord, scopes: string[], family: string): { token: string, record: RefreshTokenRecord } {
+  /** A new refresh token of `family`; `scopes` null: every scope of `client` (RefreshTokenRecord). */
+  newRefreshToken (client: ClientRecord, scopes: string[] | null, family: string): { token: string, record: RefreshTokenRecord } {
     // 32 bytes, base64url: the issue time (6 bytes, so stored keys are ordered), then 26 random bytes.
     const bytes = randomBytesFromPool(32)
     bytes.writeUIntBE(Date.now(), 0, 6)

@@ -49,12 +49,15 @@ interface RefreshRow {
   used_at: number | null,
   family: string
 }
+// A refresh token granted its client's every scope keeps this word in place of their list (never
+// JSON, so never a list); rows stored before it keep their list.
+const CLIENT_SCOPES = 'client'
 const toRefresh = (r: RefreshRow): RefreshTokenRecord => ({
   hash: r.hash,
   clientId: r.client_id,
   organizationId: r.organization_id,
   userId: r.user_id,
-  scopes: JSON.parse(r.scopes) as string[],
+  scopes: r.scopes === CLIENT_SCOPES ? null : JSON.parse(r.scopes) as string[],
   expiresAt: r.expires_at,
   createdAt: r.created_at,
   usedAt: r.used_at,
@@ -195,7 +198,7 @@ export function refreshTokenStore (db: Db): RefreshTokenStore {
   // A new row under a key of fresh random bytes; nothing reads the insert's answer, so on PostgreSQL
   // the group goes on without waiting for it.
   const save = async (t: RefreshTokenRecord): Promise<void> => {
-    await insert.runUnanswered(t.hash, t.clientId, t.organizationId, t.userId, JSON.stringify(t.scopes), t.expiresAt, t.createdAt, t.usedAt, t.family)
+    await insert.runUnanswered(t.hash, t.clientId, t.organizationId, t.userId, t.scopes === null ? CLIENT_SCOPES : JSON.stringify(t.scopes), t.expiresAt, t.createdAt, t.usedAt, t.family)
   }
   const write = groupCommit(db)
   return {
