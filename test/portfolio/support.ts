@@ -36,9 +36,9 @@ export interface UserHistory {
 
 export type History = HistoryApp & UserHistory
 
-/** The app on a frozen clock at `start`. */
-export async function historyApp (t: Test, start: number): Promise<HistoryApp> {
-  const s = await setup(t, { cardCheckDelaySeconds: 0 })
+/** The app on a frozen clock at `start`; `checks` as setup's (test/api-setup.ts). */
+export async function historyApp (t: Test, start: number, checks: 'assert' | 'throw' = 'assert'): Promise<HistoryApp> {
+  const s = await setup(t, { cardCheckDelaySeconds: 0 }, { checks })
   const { app } = s
   const clock = async (payload: Record<string, unknown>) => {
     const res = await app.inject({ method: 'POST', url: '/_sandbox/clock', payload })
