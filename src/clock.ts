@@ -31,6 +31,19 @@ export interface TimeSource {
   readonly frozen: boolean
 }
 
+/**
+ * One organization's clock, as `Clock.of` gives it: two fields and the prototype's methods, where an
+ * object of five closures cost 2 µs of every token request (the issue reads its organization's time).
+ */
+class OrganizationTime implements TimeSource {
+  constructor (readonly clock: Clock, readonly organizationId: string | null | undefined) {}
+  now (): number { return this.clock.nowFor(this.organizationId) }
+  nowSeconds (): number { return Math.floor(this.clock.nowFor(this.organizationId) / 1000) }
+  date (): Date { return new Date(this.clock.nowFor(this.organizationId)) }
+  iso (): string { return new Date(this.clock.nowFor(this.organizationId)).toISOString() }
+  get frozen (): boolean { return this.clock.frozenFor(this.organizationId) }
+}
+
 /** What a `change` event says: which clock moved (none: the global one), and whether another replica moved it. */
 export interface ClockChange {
   organizationId?: string
@@ -117,14 +130,7 @@ export class Clock extends EventEmitter implements TimeSource {
 
   /** One organization's clock (undefined or null: the global one), whatever the current scope. */
   of (organizationId: string | null | undefined): TimeSource {
-    const clock = this
-    return {
-      now: () => clock.nowFor(organizationId),
-      nowSeconds: () => Math.floor(clock.nowFor(organizationId) / 1000),
-      date: () => new Date(clock.nowFor(organizationId)),
-      iso: () => new Date(clock.nowFor(organizationId)).toISOString(),
-      get frozen () { return clock.frozenFor(organizationId) }
-    }
+    return new OrganizationTime(this, organizationId)
   }
 
   /** Runs `work` on an organization's clock (null: on the global clock, leaving any organization). */

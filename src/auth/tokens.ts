@@ -138,7 +138,7 @@ export class TokenService {
    */
   async issue (client: ClientRecord, scopes: string[], family?: string, ttlSeconds = this.#ttl): Promise<IssuedToken> {
     // Issued on the client's organization's clock (each organization has its own).
-    const now = Math.floor(this.#clock.nowFor(client.organizationId) / 1000)
+    const now = this.#clock.of(client.organizationId).nowSeconds()
     const scope = scopes.join(' ')
     const claims: AccessClaims = {
       iss: this.#issuer,
