@@ -76,10 +76,13 @@ if (backend !== 'postgres') {
     t.ok(answers.every(a => a.status === 201 || a.status === 503), 'every answer was a 201 or a 503: nothing else, no 500')
     const acknowledged = answers.filter(a => a.status === 201).map(a => a.body.user.id as string)
     t.ok(acknowledged.length >= 10)
+    // One assertion for all of them: how many writes were acknowledged depends on the timing.
+    const missing: string[] = []
     for (const id of acknowledged) {
       const res = await fetch(`${server.base}/core/users/me`, { headers: { authorization: `Bearer ${token}`, 'x-on-behalf-of': `user ${id}` } })
-      t.equal(res.status, 200, `acknowledged user ${id} is there`)
+      if (res.status !== 200) missing.push(`${id}: ${res.status}`)
     }
+    t.same(missing, [], `every acknowledged user is there (${acknowledged.length})`)
   })
 
   t.test('PostgreSQL ends the sandbox\'s connections during writes, again and again: the process keeps serving, 201 or 503, and kept every acknowledged write', async t => {
@@ -132,7 +135,10 @@ if (backend !== 'postgres') {
     t.equal(server.child.exitCode, null, 'the process is alive')
     const statuses = [...new Set(answers.map(a => a.status))].sort()
     t.ok(statuses.every(s => s === 201 || s === 503), `every answer was a 201 or a 503 (${statuses.join(', ')})`, { failed: answers.filter(a => a.status === 0).map(a => a.body as string) })
-    for (const a of answers.filter(a => a.status === 503)) t.same(a.body, { code: 'service_unavailable', message: 'The service is temporarily unavailable' })
+    // One assertion for all of them: how many answers were 503s depends on the timing.
+    const envelope = JSON.stringify({ code: 'service_unavailable', message: 'The service is temporarily unavailable' })
+    const unavailable = answers.filter(a => a.status === 503)
+    t.same(unavailable.filter(a => JSON.stringify(a.body) !== envelope).map(a => a.body), [], `every 503 in the envelope (${unavailable.length})`)
     const lastRound = answers.length
     const served = await waitFor(async () => { await createUser(); return answers[answers.length - 1].status === 201 }, { timeoutMs: 10_000, what: 'a write served after the last round' })
       .then(() => true, () => false)
