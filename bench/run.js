@@ -22,7 +22,13 @@
 // --pg-durable (PostgreSQL with fsync and synchronous_commit on, as its defaults are: its commits wait
 // for the disk as SQLite's do with synchronous=FULL; without it the throwaway cluster syncs nothing),
 // --node-options=--max-semi-space-size=8 (NODE_OPTIONS added to the start script's command line; the
-// `=` is needed, as the value starts with a dash).
+// `=` is needed, as the value starts with a dash),
+// --perf DIR (Linux perf, when `perf` is installed: records each measured period of the sandbox, the
+// bare route and the floor with `perf record -g`, their JavaScript named through --perf-basic-prof,
+// keeps DIR/<scenario>.perf.data and prints where the process's time went: the kernel, Node's own
+// binary (V8, libuv, the HTTP parser, the garbage collector), the JIT's JavaScript, and the hottest
+// symbols. V8's --cpu-prof counts time in native code outside JavaScript as idle, such as reading
+// sockets and parsing requests; perf counts everything, the kernel's TCP work too).
 import { spawn, spawnSync, fork } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
@@ -49,7 +55,8 @@ const { values: opts } = parseArgs({
     'node-options': { type: 'string', default: '' },
     backends: { type: 'string' },
     'pg-durable': { type: 'boolean', default: false },
-    replicas: { type: 'string', default: '1,3' }
+    replicas: { type: 'string', default: '1,3' },
+    perf: { type: 'string' }
   }
 })
 const DURATION = Number(opts.duration)
@@ -62,6 +69,13 @@ const PG_DURABLE = opts['pg-durable']
 /** How the cluster keeps (or does not keep) its commits, for the run's description. */
 const PG_DURABILITY = PG_DURABLE ? 'fsync and synchronous_commit on: durable, like SQLite\'s synchronous=FULL' : 'fsync off: nothing durable'
 const PROFILING = opts['cpu-prof'] || KEEP_PROFILES !== undefined
+const PERF_DIR = opts.perf
+if (PERF_DIR !== undefined) {
+  if (spawnSync('perf', ['--version']).status !== 0) throw new Error('--perf: the `perf` command is not installed (Debian: apt-get install linux-perf)')
+  mkdirSync(PERF_DIR, { recursive: true })
+}
+/** Node's flag that writes the JIT's symbols where perf finds them (/tmp/perf-<pid>.map). */
+const PERF_NODE_FLAGS = PERF_DIR === undefined ? [] : ['--perf-basic-prof']
 const BACKENDS = opts.backends === undefined ? undefined : opts.backends.split(',')
 for (const b of BACKENDS ?? []) if (b !== 'sqlite' && b !== 'postgres') throw new Error(`--backends: sqlite or postgres, not "${b}"`)
 const REPLICAS = [...new Set(opts.replicas.split(',').map(Number))]
@@ -152,7 +166,7 @@ async function startSandbox (database, profiles) {
   const port = await freePort()
   const started = process.hrtime.bigint()
   // A clean environment: nothing of the caller's (a rate limit, an admin token) changes the numbers.
-  const env = { PATH: process.env.PATH, HOME: process.env.HOME, PORT: String(port), HOST: '127.0.0.1', ...database, LOG_LEVEL: opts['log-level'], NODE_OPTIONS: opts['node-options'] }
+  const env = { PATH: process.env.PATH, HOME: process.env.HOME, PORT: String(port), HOST: '127.0.0.1', ...database, LOG_LEVEL: opts['log-level'], NODE_OPTIONS: [opts['node-options'], ...PERF_NODE_FLAGS].join(' ').trim() }
   // `npm start`, as a developer or CI starts it: the start-up figure includes npm's own start. When
   // profiling, node is run with the start script's arguments directly, so that the profile is the
   // server's and not npm's. Its own process group, so that stopping it stops npm's children too.
@@ -227,7 +241,7 @@ function stopCluster (cluster) {
 
 async function startBaseline () {
   const port = await freePort()
-  const child = track(fork(new URL('./baseline.js', import.meta.url), [String(port)], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] }), false)
+  const child = track(fork(new URL('./baseline.js', import.meta.url), [String(port)], { execArgv: PERF_NODE_FLAGS, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] }), false)
   await new Promise(resolve => child.once('message', resolve))
   return { child, url: `http://127.0.0.1:${port}` }
 }
@@ -238,7 +252,7 @@ async function startBaseline () {
  */
 async function startFloor (path) {
   const port = await freePort()
-  const child = track(fork(new URL('./floor.js', import.meta.url), [String(port), path], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] }), false)
+  const child = track(fork(new URL('./floor.js', import.meta.url), [String(port), path], { execArgv: PERF_NODE_FLAGS, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] }), false)
   await new Promise(resolve => child.once('message', resolve))
   return { child, url: `http://127.0.0.1:${port}` }
 }
@@ -412,17 +426,38 @@ async function measure (urls, s, duration) {
  * Warm-up, then the measured period. Errors: failed or timed-out requests, and any status not
  * expected. CPU: the server processes' (all replicas'), and PostgreSQL's apart when `postmaster` is given.
  */
-async function scenario (urls, pids, s, window = {}, postmaster) {
+async function scenario (urls, pids, s, window = {}, postmaster, perfName) {
   await measure(urls, s, WARMUP)
   window.from = window.clock?.()
+  const recording = perfName === undefined ? undefined : startPerf(pids, perfName)
   const cpu = pids.map(cpuMs)
   const db = postmaster === undefined ? undefined : clusterCpu(postmaster)
   const r = await measure(urls, s, DURATION)
+  if (recording !== undefined) await stopPerf(recording)
   const cpuPerRequest = pids.reduce((sum, pid, i) => sum + cpuMs(pid) - cpu[i], 0) * 1000 / r.total
   const dbCpuPerRequest = db === undefined ? undefined : clusterCpuSince(db, clusterCpu(postmaster)) * 1000 / r.total
   window.to = window.clock?.()
   const unexpected = Object.entries(r.statusCodeStats).reduce((n, [status, { count }]) => s.expect.includes(Number(status)) ? n : n + count, 0)
   return { rps: r.rps, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.timeouts + unexpected, cpu: cpuPerRequest, dbCpu: dbCpuPerRequest, statuses: r.statusCodeStats }
+}
+
+/** `perf record` of these processes until stopPerf; undefined without --perf. */
+function startPerf (pids, name) {
+  if (PERF_DIR === undefined) return undefined
+  const file = join(PERF_DIR, `${name.replace(/[^A-Za-z0-9]+/g, '-').replace(/^-|-$/g, '')}.perf.data`)
+  const child = track(spawn('perf', ['record', '-q', '-F', '999', '-g', '-p', pids.join(','), '-o', file], { stdio: ['ignore', 'ignore', 'inherit'] }), false)
+  return { child, file, name }
+}
+
+/** Stops the recording (perf writes its file on SIGINT) and prints where the time went. */
+async function stopPerf ({ child, file, name }) {
+  const exited = new Promise(resolve => child.once('exit', resolve))
+  child.kill('SIGINT')
+  await exited
+  const report = (sort) => spawnSync('perf', ['report', '-i', file, '--stdio', '--no-children', '--sort', sort, '-g', 'none', '--percent-limit', '0.7'], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 })
+    .stdout.split('\n').filter(line => line.trim() !== '' && !line.startsWith('#')).map(line => line.replace(/\s+$/, '').slice(0, 140))
+  process.stderr.write(`  perf, ${name} (${file}):\n    by binary: ${report('dso').map(l => l.trim().replace(/\s+/, ' ')).join(', ')}\n` +
+    report('dso,sym').slice(0, 25).map(l => `    ${l.trim()}\n`).join(''))
 }
 
 /**
@@ -649,14 +684,14 @@ async function runSetup (run, setup) {
         if (only !== undefined && !only.has(s.key)) continue
         // The baseline runs right before each scenario: the machine's speed drifts (a shared
         // machine's did by 2x within minutes), so a ratio compares two measurements taken together.
-        const base = await scenario([baseline.url], [baseline.child.pid], bare)
+        const base = await scenario([baseline.url], [baseline.child.pid], bare, {}, undefined, `run${run}${setup.file}-${s.key}-baseline`)
         push(BASELINE, { ...base, ratio: 1 })
         process.stderr.write(`${tag}: ${s.name} (baseline ${base.rps.toFixed(0)} req/s, ${base.cpu.toFixed(0)} µs CPU per request)\n`)
         const window = { name: s.name, clock: sandboxes[0].sinceStart }
         windows.push(window)
         peakSinceStart = Math.max(peakSinceStart, rss())
         pids.forEach(resetPeakRss)
-        const r = await scenario(urls, pids, s, window, setup.backend === 'postgres' ? cluster.postmaster : undefined)
+        const r = await scenario(urls, pids, s, window, setup.backend === 'postgres' ? cluster.postmaster : undefined, `run${run}${setup.file}-${s.key}`)
         r.peakRss = rss()
         peakSinceStart = Math.max(peakSinceStart, r.peakRss)
         if (r.errors > 0) process.stderr.write(`  errors: ${r.errors}, statuses ${JSON.stringify(r.statuses)}\n`)
@@ -670,7 +705,7 @@ async function runSetup (run, setup) {
         if (s.target !== undefined && setup.backend === 'sqlite') targets.set(s.name, s.target)
         if (s.floor === true && setup.backend === 'sqlite') {
           floor ??= await startFloor(join(dir, `floor-${run}.db`))
-          const f = await scenario([floor.url], [floor.child.pid], s)
+          const f = await scenario([floor.url], [floor.child.pid], s, {}, undefined, `run${run}-${s.key}-floor`)
           if (f.errors > 0) process.stderr.write(`  floor errors: ${f.errors}, statuses ${JSON.stringify(f.statuses)}\n`)
           process.stderr.write(`  its floor: ${f.rps.toFixed(0)} req/s (x${(f.rps / base.rps).toFixed(2)}), ${f.cpu.toFixed(0)} µs CPU per request\n`)
           if (!scenarioOrder.includes(floorName(s.name))) scenarioOrder.push(floorName(s.name))
@@ -784,7 +819,7 @@ const widths = rows[0].map((_, i) => Math.max(...rows.map(r => r[i].length)))
 const line = (r) => '| ' + r.map((c, i) => i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i])).join(' | ') + ' |'
 const cpu = cpus()
 console.log(`\n${RUNS} run(s), ${DURATION} s per scenario after a ${WARMUP} s warm-up, ${CONNECTIONS} connections, ${USERS} users, LOG_LEVEL=${opts['log-level']}` +
-  `${PROFILING ? ', profiling (slower)' : ''}; medians over the runs, errors summed`)
+  `${PROFILING ? ', profiling (slower)' : ''}${PERF_DIR === undefined ? '' : ', recorded by perf (--perf-basic-prof: slower starts)'}; medians over the runs, errors summed`)
 console.log(`${cpu.length} x ${cpu[0]?.model ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM, Node ${process.version}, ${((Date.now() - began) / 1000).toFixed(0)} s in all`)
 if (postgresRun) {
   const n = REPLICAS.filter(r => r > 1)
