@@ -14,6 +14,7 @@
 // `[pg×1]`, `[pg×3]`; the SQLite rows and the targets check keep their meaning. The cluster is
 // started once and removed at the end, on an error or on Ctrl-C too.
 // Other flags: --only get,put (scenario keys: get, 304, put, patch, token, catalogue, mixed, transactions), --users 1000, --log-level info,
+// --request-log-size N (the sandbox's REQUEST_LOG_SIZE; 0 turns its request log off; default: the sandbox's own, 1000),
 // --cpu-prof (profile the sandbox and print its self time per function and file; with several
 // replicas, the first one's),
 // --cpu-prof-dir DIR (the same, and keep the profiles in DIR: run-1.cpuprofile, ..., and
@@ -50,6 +51,7 @@ const { values: opts } = parseArgs({
     users: { type: 'string', default: '1000' },
     only: { type: 'string' },
     'log-level': { type: 'string', default: 'info' },
+    'request-log-size': { type: 'string' },
     'cpu-prof': { type: 'boolean', default: false },
     'cpu-prof-dir': { type: 'string' },
     'node-options': { type: 'string', default: '' },
@@ -166,7 +168,7 @@ async function startSandbox (database, profiles) {
   const port = await freePort()
   const started = process.hrtime.bigint()
   // A clean environment: nothing of the caller's (a rate limit, an admin token) changes the numbers.
-  const env = { PATH: process.env.PATH, HOME: process.env.HOME, PORT: String(port), HOST: '127.0.0.1', ...database, LOG_LEVEL: opts['log-level'], NODE_OPTIONS: [opts['node-options'], ...PERF_NODE_FLAGS].join(' ').trim() }
+  const env = { PATH: process.env.PATH, HOME: process.env.HOME, PORT: String(port), HOST: '127.0.0.1', ...database, LOG_LEVEL: opts['log-level'], ...(opts['request-log-size'] === undefined ? {} : { REQUEST_LOG_SIZE: opts['request-log-size'] }), NODE_OPTIONS: [opts['node-options'], ...PERF_NODE_FLAGS].join(' ').trim() }
   // `npm start`, as a developer or CI starts it: the start-up figure includes npm's own start. When
   // profiling, node is run with the start script's arguments directly, so that the profile is the
   // server's and not npm's. Its own process group, so that stopping it stops npm's children too.
@@ -818,7 +820,7 @@ for (const { label, replicas } of setups) {
 const widths = rows[0].map((_, i) => Math.max(...rows.map(r => r[i].length)))
 const line = (r) => '| ' + r.map((c, i) => i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i])).join(' | ') + ' |'
 const cpu = cpus()
-console.log(`\n${RUNS} run(s), ${DURATION} s per scenario after a ${WARMUP} s warm-up, ${CONNECTIONS} connections, ${USERS} users, LOG_LEVEL=${opts['log-level']}` +
+console.log(`\n${RUNS} run(s), ${DURATION} s per scenario after a ${WARMUP} s warm-up, ${CONNECTIONS} connections, ${USERS} users, LOG_LEVEL=${opts['log-level']}${opts['request-log-size'] === undefined ? '' : `, REQUEST_LOG_SIZE=${opts['request-log-size']}`}` +
   `${PROFILING ? ', profiling (slower)' : ''}${PERF_DIR === undefined ? '' : ', recorded by perf (--perf-basic-prof: slower starts)'}; medians over the runs, errors summed`)
 console.log(`${cpu.length} x ${cpu[0]?.model ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM, Node ${process.version}, ${((Date.now() - began) / 1000).toFixed(0)} s in all`)
 if (postgresRun) {

@@ -138,7 +138,7 @@ export const RequestLogEntry = Type.Object({
 export const RequestLogView = Type.Object({
   requests: Type.Array(Type.Ref('SandboxRequestLogEntry'), { description: 'Newest first.' }),
   total: Type.Integer({ description: 'Entries held now (before filters).' }),
-  capacity: Type.Integer({ description: 'The bound (REQUEST_LOG_SIZE); older entries are dropped.' })
+  capacity: Type.Integer({ description: 'The bound (REQUEST_LOG_SIZE); older entries are dropped. 0: the log is off, and nothing is recorded.' })
 })
 
 // ---- Faults ----

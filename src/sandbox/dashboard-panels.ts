@@ -168,6 +168,7 @@ tr.open td { background: #eef3fc; }
         dash.$('requests-next').disabled = !older
         dash.$('requests-page').textContent = 'Page ' + (page + 1)
         dash.count('requests', '(' + r.data.total + ' kept of at most ' + r.data.capacity + ')')
+        if (r.data.capacity === 0) return dash.fill('requests', h('div', { class: 'empty' }, 'The request log is off (REQUEST_LOG_SIZE=0): no request is recorded.'))
         if (list.length === 0) return dash.fill('requests', h('div', { class: 'empty' }, page === 0 ? 'No requests logged yet.' : 'No older requests.'))
         var rows = []
         list.forEach(function (e) {

@@ -77,6 +77,8 @@ async function sandboxInfrastructure (app: FastifyInstance): Promise<void> {
     }, (err: unknown) => { done(err as Error) })
   })
 
+  // REQUEST_LOG_SIZE=0: no log, so nothing to keep of an answer.
+  if (log.capacity === 0) return
   app.addHook('onSend', (request: FastifyRequest, _reply: FastifyReply, payload: unknown, done: (err: null, payload: unknown) => void) => {
     request.sandboxPayload = payload
     done(null, payload)
