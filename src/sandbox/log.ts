@@ -21,7 +21,7 @@ export default async function log (app: FastifyInstance): Promise<void> {
         'and the headers and bodies of request and answer. Credentials are masked (`Authorization` keeps its scheme only, cookies are dropped, ' +
         'fields such as `client_secret`, `access_token`, `refresh_token`, `clientSecret` and `secret` read `[redacted]`), card numbers keep their last ' +
         'four digits at most (valid or not: a card\'s `number`, any run of 12 to 19 digits in a request about external accounts) and bodies longer than ' +
-        '4096 characters are cut. The log is bounded by REQUEST_LOG_SIZE (oldest dropped); a reset does not empty it. On SQLite it is in memory ' +
+        '4096 characters are cut. The log is bounded by REQUEST_LOG_SIZE (oldest dropped); a reset does not empty it. REQUEST_LOG_SIZE=0 turns it off: nothing is recorded, and it reads empty with `capacity: 0`. On SQLite it is in memory ' +
         '(a restart empties it); on PostgreSQL it is in the database, shared by every replica (each request served by any of them). ' +
         'Not logged: reads of the control API (`GET /_sandbox/...`: the dashboard, health, clock, clients, ...) and the log\'s own routes. ' +
         'Filters combine: `method`, `path` (exact, or with `*` for any characters), `status` (`404` or `4xx`), `clientId`, `limit` (default 100).\n\n' +
