@@ -453,11 +453,12 @@ function startPerf (pids, name) {
 
 /** Stops the recording (perf writes its file on SIGINT) and prints where the time went. */
 async function stopPerf ({ child, file, name }) {
-  const exited = new Promise(resolve => child.once('exit', resolve))
+  // A perf that could not record (no permission to trace the process) has exited already.
+  const exited = child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise(resolve => child.once('exit', resolve))
   child.kill('SIGINT')
   await exited
-  const report = (sort) => spawnSync('perf', ['report', '-i', file, '--stdio', '--no-children', '--sort', sort, '-g', 'none', '--percent-limit', '0.7'], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 })
-    .stdout.split('\n').filter(line => line.trim() !== '' && !line.startsWith('#')).map(line => line.replace(/\s+$/, '').slice(0, 140))
+  const report = (sort) => (spawnSync('perf', ['report', '-i', file, '--stdio', '--no-children', '--sort', sort, '-g', 'none', '--percent-limit', '0.7'], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 })
+    .stdout ?? '').split('\n').filter(line => line.trim() !== '' && !line.startsWith('#')).map(line => line.replace(/\s+$/, '').slice(0, 140))
   process.stderr.write(`  perf, ${name} (${file}):\n    by binary: ${report('dso').map(l => l.trim().replace(/\s+/, ' ')).join(', ')}\n` +
     report('dso,sym').slice(0, 25).map(l => `    ${l.trim()}\n`).join(''))
 }
