@@ -51,6 +51,26 @@ t.test('two migrations of one name are refused before any runs', async t => {
   t.notOk((await tables(db)).includes('one'), 'the first did not run either')
 })
 
+t.test('the pending migrations of a call commit together, once', async t => {
+  const db = await emptyDatabase(t)
+  await migrate(db, [same('a/001', 'CREATE TABLE one (x TEXT)')])
+  let commits = 0
+  db.afterCommit(() => { commits++ })
+  const list = [same('a/001', 'CREATE TABLE one (x TEXT)'), same('a/002', 'CREATE TABLE two (x TEXT)'), same('a/003', 'CREATE TABLE three (x TEXT)')]
+  t.strictSame(await migrate(db, list), ['a/002', 'a/003'])
+  t.equal(commits, 2, 'one commit for the record\'s table, one for the two migrations')
+  t.strictSame(await names(db), ['a/001', 'a/002', 'a/003'])
+})
+
+t.test('a migration that fails leaves the database as the call found it, earlier migrations of the call included', async t => {
+  const db = await emptyDatabase(t)
+  await migrate(db, [same('a/001', 'CREATE TABLE one (x TEXT)')])
+  await t.rejects(migrate(db, [same('a/002', 'CREATE TABLE two (x TEXT)'), same('a/003', 'CREATE TABLE two (x TEXT)')]))
+  t.strictSame(await names(db), ['a/001'], 'a/002 is not recorded')
+  t.notOk((await tables(db)).includes('two'), 'nor is its table there')
+  t.strictSame(await migrate(db, [same('a/002', 'CREATE TABLE two (x TEXT)')]), ['a/002'], 'the next start applies it')
+})
+
 t.test('a failing migration leaves no trace and stops the ones after it', async t => {
   const db = await emptyDatabase(t)
   await t.rejects(migrate(db, [same('a/001', 'CREATE TABLE one (x TEXT); CREATE TABLE one (x TEXT)'), same('a/002', 'CREATE TABLE two (x TEXT)')]))
