@@ -77,17 +77,19 @@ async function sandboxInfrastructure (app: FastifyInstance): Promise<void> {
     }, (err: unknown) => { done(err as Error) })
   })
 
-  // REQUEST_LOG_SIZE=0: no log, so nothing to keep of an answer.
-  if (log.capacity === 0) return
-  app.addHook('onSend', (request: FastifyRequest, _reply: FastifyReply, payload: unknown, done: (err: null, payload: unknown) => void) => {
-    request.sandboxPayload = payload
-    done(null, payload)
-  })
+  // The request log's recording hooks; with REQUEST_LOG_SIZE=0 there is no log, and nothing to
+  // keep of an answer.
+  if (log.capacity > 0) {
+    app.addHook('onSend', (request: FastifyRequest, _reply: FastifyReply, payload: unknown, done: (err: null, payload: unknown) => void) => {
+      request.sandboxPayload = payload
+      done(null, payload)
+    })
 
-  app.addHook('onResponse', (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
-    if (!unlogged(request)) log.record(request, reply, request.sandboxPayload)
-    done()
-  })
+    app.addHook('onResponse', (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
+      if (!unlogged(request)) log.record(request, reply, request.sandboxPayload)
+      done()
+    })
+  }
 }
 
 export default fp(sandboxInfrastructure, { name: 'sandbox-infrastructure' })

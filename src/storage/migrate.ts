@@ -57,6 +57,7 @@ export async function migrate (db: Db, migrations: readonly Migration[]): Promis
   // about 50 on a new database, and a start that fails on a migration leaves the database as it
   // found it.
   await db.write(async () => {
+    // The group commit may run a write again (alone, after another write of its group threw).
     ran.length = 0
     for (const m of pending) {
       // Another replica may have applied it while this one waited for the lock.
