@@ -6,6 +6,11 @@ import { loadConfig } from '../../src/config.js'
 
 t.test('with REQUEST_LOG_SIZE=0 requests are answered and none is recorded; the log reads empty with capacity 0', async t => {
   const app = await build(t, { requestLogSize: 0 })
+  // Nothing is even handed to the log: its recording hooks are not added. A log of capacity 0 that
+  // was still handed every answer (and dropped it) would read empty all the same, but would cost each
+  // request what recording costs, which is what REQUEST_LOG_SIZE=0 is for.
+  const recorded: string[] = []
+  app.requestLog.record = (request) => { recorded.push(`${request.method} ${request.url}`) }
   const missing = await app.inject({ method: 'GET', url: '/core/nothing' })
   t.equal(missing.statusCode, 404)
   t.match(missing.headers[REQUEST_ID], /^[0-9a-f-]{36}$/, 'answers still carry their request id')
@@ -16,6 +21,7 @@ t.test('with REQUEST_LOG_SIZE=0 requests are answered and none is recorded; the 
 
   const read = await app.inject({ method: 'GET', url: '/_sandbox/requests' })
   t.equal(read.statusCode, 200)
+  t.same(recorded, [], 'no answer was handed to the request log')
   t.same(read.json(), { requests: [], total: 0, capacity: 0 })
   const filtered = await app.inject({ method: 'GET', url: '/_sandbox/requests?status=4xx&limit=5&offset=1' })
   t.same(filtered.json(), { requests: [], total: 0, capacity: 0 })
