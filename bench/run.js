@@ -32,7 +32,7 @@
 // sockets and parsing requests; perf counts everything, the kernel's TCP work too).
 import { spawn, spawnSync, fork } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { cpus, tmpdir, totalmem } from 'node:os'
 import { join } from 'node:path'
 import { createServer } from 'node:net'
@@ -58,11 +58,14 @@ const { values: opts } = parseArgs({
     backends: { type: 'string' },
     'pg-durable': { type: 'boolean', default: false },
     replicas: { type: 'string', default: '1,3' },
-    perf: { type: 'string' }
+    perf: { type: 'string' },
+    against: { type: 'string' }
   }
 })
 const DURATION = Number(opts.duration)
 const WARMUP = Number(opts.warmup)
+// The length of one slice of an interleaved measurement (besideBaseline), in seconds.
+const SLICE = 1
 const CONNECTIONS = Number(opts.connections)
 const RUNS = Number(opts.runs)
 const USERS = Number(opts.users)
@@ -164,7 +167,7 @@ function serverPid (pid) {
 }
 
 /** One sandbox process on the database `database` names (DATABASE_PATH or DATABASE_URL). */
-async function startSandbox (database, profiles) {
+async function startSandbox (database, profiles, cwd = ROOT) {
   const port = await freePort()
   const started = process.hrtime.bigint()
   // A clean environment: nothing of the caller's (a rate limit, an admin token) changes the numbers.
@@ -173,9 +176,9 @@ async function startSandbox (database, profiles) {
   // profiling, node is run with the start script's arguments directly, so that the profile is the
   // server's and not npm's. Its own process group, so that stopping it stops npm's children too.
   const child = track(PROFILING
-    ? spawn(process.execPath, ['--cpu-prof', '--cpu-prof-dir', profiles, ...START_ARGS], { env, stdio: ['ignore', 'ignore', 'inherit'], detached: true })
+    ? spawn(process.execPath, ['--cpu-prof', '--cpu-prof-dir', profiles, ...START_ARGS], { cwd, env, stdio: ['ignore', 'ignore', 'inherit'], detached: true })
     // The log (one JSON line per request at info) goes to /dev/null: written, not kept.
-    : spawn('npm', ['start', '--silent'], { env, stdio: ['ignore', 'ignore', 'inherit'], detached: true }), true)
+    : spawn('npm', ['start', '--silent'], { cwd, env, stdio: ['ignore', 'ignore', 'inherit'], detached: true }), true)
   const url = `http://127.0.0.1:${port}`
   for (;;) {
     try {
@@ -424,23 +427,68 @@ async function measure (urls, s, duration) {
   return { rps, total, latency: merged.latency, errors: merged.errors, timeouts: merged.timeouts, statusCodeStats: merged.statusCodeStats }
 }
 
+/** One slice of a series: every url driven at once (the connections shared as in `measure`), autocannon's raw results. */
+async function slice (urls, s) {
+  const shares = urls.map((_, i) => Math.floor(CONNECTIONS / urls.length) + (i < CONNECTIONS % urls.length ? 1 : 0))
+  return await Promise.all(urls.map((url, i) => measureOne(url, shares[i], s, SLICE, true)))
+}
+
+/** A side's slices summed: requests/s over the time it was driven, latencies merged, CPU per request. */
+function sideResult (side, s) {
+  const merged = autocannon.aggregateResult(side.results, { url: side.urls[0], connections: CONNECTIONS })
+  const unexpected = Object.entries(merged.statusCodeStats).reduce((n, [status, { count }]) => s.expect.includes(Number(status)) ? n : n + count, 0)
+  return {
+    rps: side.total / (side.rps.length * SLICE),
+    p50: merged.latency.p50,
+    p99: merged.latency.p99,
+    errors: merged.errors + merged.timeouts + unexpected,
+    cpu: side.cpuMs * 1000 / side.total,
+    dbCpu: side.dbCpuMs === undefined ? undefined : side.dbCpuMs * 1000 / side.total,
+    statuses: merged.statusCodeStats
+  }
+}
+
 /**
- * Warm-up, then the measured period. Errors: failed or timed-out requests, and any status not
- * expected. CPU: the server processes' (all replicas'), and PostgreSQL's apart when `postmaster` is given.
+ * A scenario measured beside the bare route, interleaved: after a warm-up of each, the measured
+ * period is cut into slices of SLICE seconds, each of the scenario's between two of the bare
+ * route's (B S B S ... S B). Each slice's ratio is the scenario's requests/s over the mean of the
+ * two bare slices around it, and the scenario's ratio is the median of its slices' ratios. The
+ * machine's speed moves by up to 2x within seconds (BENCHMARKS.md, thirtieth stop): measured one
+ * after the other over 7 s each, the same build's ratio ranged from 0.45 to 1.46 as one of the two
+ * measurements caught a slow spell; a slice and its neighbours share the machine's state.
+ * `target` and `base`: { urls, pids }. Errors: failed or timed-out requests, and any status not
+ * expected. CPU: the target's processes (all replicas'), and PostgreSQL's apart when `postmaster`
+ * is given.
  */
-async function scenario (urls, pids, s, window = {}, postmaster, perfName) {
-  await measure(urls, s, WARMUP)
+async function besideBaseline (base, bare, target, s, { window = {}, postmaster, perfName } = {}) {
+  await measure(base.urls, bare, WARMUP)
+  await measure(target.urls, s, WARMUP)
+  const side = (x) => ({ ...x, results: [], rps: [], total: 0, cpuMs: 0, dbCpuMs: undefined })
+  const b = side(base)
+  const t = side(target)
+  const drive = async (x, scen, db) => {
+    const cpu = x.pids.map(cpuMs)
+    const dbBefore = db === undefined ? undefined : clusterCpu(db)
+    const results = await slice(x.urls, scen)
+    x.cpuMs += x.pids.reduce((sum, pid, i) => sum + cpuMs(pid) - cpu[i], 0)
+    if (dbBefore !== undefined) x.dbCpuMs = (x.dbCpuMs ?? 0) + clusterCpuSince(dbBefore, clusterCpu(db))
+    const total = results.reduce((sum, r) => sum + r.totalCompletedRequests, 0)
+    x.results.push(...results)
+    x.total += total
+    x.rps.push(total / SLICE)
+  }
+  const slices = Math.max(1, Math.round(DURATION / SLICE))
   window.from = window.clock?.()
-  const recording = perfName === undefined ? undefined : startPerf(pids, perfName)
-  const cpu = pids.map(cpuMs)
-  const db = postmaster === undefined ? undefined : clusterCpu(postmaster)
-  const r = await measure(urls, s, DURATION)
-  if (recording !== undefined) await stopPerf(recording)
-  const cpuPerRequest = pids.reduce((sum, pid, i) => sum + cpuMs(pid) - cpu[i], 0) * 1000 / r.total
-  const dbCpuPerRequest = db === undefined ? undefined : clusterCpuSince(db, clusterCpu(postmaster)) * 1000 / r.total
+  const recordings = perfName === undefined ? [] : [startPerf(target.pids, perfName), startPerf(base.pids, `${perfName}-baseline`)].filter(x => x !== undefined)
+  await drive(b, bare)
+  for (let i = 0; i < slices; i++) {
+    await drive(t, s, postmaster)
+    await drive(b, bare)
+  }
+  for (const recording of recordings) await stopPerf(recording)
   window.to = window.clock?.()
-  const unexpected = Object.entries(r.statusCodeStats).reduce((n, [status, { count }]) => s.expect.includes(Number(status)) ? n : n + count, 0)
-  return { rps: r.rps, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.timeouts + unexpected, cpu: cpuPerRequest, dbCpu: dbCpuPerRequest, statuses: r.statusCodeStats }
+  const ratios = t.rps.map((rps, i) => rps / ((b.rps[i] + b.rps[i + 1]) / 2))
+  return { base: { ...sideResult(b, bare), ratio: 1 }, result: { ...sideResult(t, s), ratio: median(ratios) }, ratios }
 }
 
 /** `perf record` of these processes until stopPerf; undefined without --perf. */
@@ -599,6 +647,7 @@ function scenarios (state) {
 }
 
 const only = opts.only === undefined ? undefined : new Set(opts.only.split(','))
+const ratioList = (ratios) => ratios.map(x => x.toFixed(2)).join(' ')
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s.length % 2 === 1 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2 }
 const fmt = (x, d = 1) => Number.isFinite(x) ? x.toFixed(d) : 'n/a'
 const BASELINE = 'Baseline: bare Fastify GET'
@@ -683,36 +732,37 @@ async function runSetup (run, setup) {
       if (only === undefined || only.has('transactions')) state.traders = await seedTraders(urls[0], state.token)
       process.stderr.write(`${tag}: started in ${startupMs.toFixed(0)} ms, seeded ${USERS} users${state.traders === undefined ? '' : ` and ${TRADERS} funded traders`} in ${Date.now() - seeded} ms, peak RSS so far ${rss().toFixed(0)} MB\n`)
       const bare = { ...sequence(getRequests(state.token, state.users)), expect: [200] }
+      const baseSide = { urls: [baseline.url], pids: [baseline.child.pid] }
       for (const s of scenarios(state)) {
         if (only !== undefined && !only.has(s.key)) continue
-        // The baseline runs right before each scenario: the machine's speed drifts (a shared
-        // machine's did by 2x within minutes), so a ratio compares two measurements taken together.
-        const base = await scenario([baseline.url], [baseline.child.pid], bare, {}, undefined, `run${run}${setup.file}-${s.key}-baseline`)
-        push(BASELINE, { ...base, ratio: 1 })
-        process.stderr.write(`${tag}: ${s.name} (baseline ${base.rps.toFixed(0)} req/s, ${base.cpu.toFixed(0)} µs CPU per request)\n`)
         const window = { name: s.name, clock: sandboxes[0].sinceStart }
         windows.push(window)
         peakSinceStart = Math.max(peakSinceStart, rss())
         pids.forEach(resetPeakRss)
-        const r = await scenario(urls, pids, s, window, setup.backend === 'postgres' ? cluster.postmaster : undefined, `run${run}${setup.file}-${s.key}`)
+        process.stderr.write(`${tag}: ${s.name}\n`)
+        const measured = await besideBaseline(baseSide, bare, { urls, pids }, s,
+          { window, postmaster: setup.backend === 'postgres' ? cluster.postmaster : undefined, perfName: PERF_DIR === undefined ? undefined : `run${run}${setup.file}-${s.key}` })
+        const { base, result: r } = measured
+        push(BASELINE, base)
         r.peakRss = rss()
         peakSinceStart = Math.max(peakSinceStart, r.peakRss)
         if (r.errors > 0) process.stderr.write(`  errors: ${r.errors}, statuses ${JSON.stringify(r.statuses)}\n`)
-        process.stderr.write(`  ${r.rps.toFixed(0)} req/s (x${(r.rps / base.rps).toFixed(2)}), ${r.cpu.toFixed(0)} µs CPU per request` +
+        process.stderr.write(`  baseline ${base.rps.toFixed(0)} req/s, ${base.cpu.toFixed(0)} µs CPU per request; ${r.rps.toFixed(0)} req/s (x${r.ratio.toFixed(2)}, slices ${ratioList(measured.ratios)}), ${r.cpu.toFixed(0)} µs CPU per request` +
           `${r.dbCpu === undefined ? '' : ` (${r.dbCpu.toFixed(0)} µs more in PostgreSQL)`}, peak RSS ${r.peakRss.toFixed(0)} MB (${peakSinceStart.toFixed(0)} since start)\n`)
         if (s.perIteration !== undefined) process.stderr.write(`  ${(r.rps / s.perIteration).toFixed(0)} iterations/s\n`)
         if (!scenarioOrder.includes(s.name)) scenarioOrder.push(s.name)
         scenarioNames.set(s.key, s.name)
-        push(s.name + setup.label, { ...r, ratio: r.rps / base.rps })
+        push(s.name + setup.label, r)
         if (s.perIteration !== undefined) perIteration.set(s.name, s.perIteration)
         if (s.target !== undefined && setup.backend === 'sqlite') targets.set(s.name, s.target)
         if (s.floor === true && setup.backend === 'sqlite') {
           floor ??= await startFloor(join(dir, `floor-${run}.db`))
-          const f = await scenario([floor.url], [floor.child.pid], s, {}, undefined, `run${run}-${s.key}-floor`)
+          const fm = await besideBaseline(baseSide, bare, { urls: [floor.url], pids: [floor.child.pid] }, s, { perfName: PERF_DIR === undefined ? undefined : `run${run}-${s.key}-floor` })
+          const f = fm.result
           if (f.errors > 0) process.stderr.write(`  floor errors: ${f.errors}, statuses ${JSON.stringify(f.statuses)}\n`)
-          process.stderr.write(`  its floor: ${f.rps.toFixed(0)} req/s (x${(f.rps / base.rps).toFixed(2)}), ${f.cpu.toFixed(0)} µs CPU per request\n`)
+          process.stderr.write(`  its floor: ${f.rps.toFixed(0)} req/s (x${f.ratio.toFixed(2)}, slices ${ratioList(fm.ratios)}), ${f.cpu.toFixed(0)} µs CPU per request\n`)
           if (!scenarioOrder.includes(floorName(s.name))) scenarioOrder.push(floorName(s.name))
-          push(floorName(s.name), { ...f, ratio: f.rps / base.rps })
+          push(floorName(s.name), f)
         }
       }
       const resetMs = await resetOfAnother(urls[0])
@@ -754,6 +804,51 @@ async function runSetup (run, setup) {
       console.log(`\n=== run ${run}${setup.label}: ${w.name}${setup.replicas === 1 ? '' : ` (replica 1 of ${setup.replicas})`} (--from ${from} --to ${to})\n` + summarize(profile, { from, to }))
     }
   }
+}
+
+/**
+ * --against DIR: this build's sandbox beside another build's (a checkout in DIR, built), both on
+ * SQLite, each on a fresh database of its own and seeded alike, interleaved slice by slice as a
+ * scenario is beside the bare route (besideBaseline), with each build's own requests (its own
+ * users and token). Prints, per scenario, this build's requests/s over the other's (the median of
+ * the slices' ratios) and both builds' CPU a request: a change is measured against the build
+ * before it in one run, through the machine's changes of speed. Nothing else is measured.
+ */
+async function compareBuilds (against) {
+  const other = join(against)
+  if (!existsSync(join(other, 'dist', 'server.cjs'))) throw new Error(`--against: ${other} holds no build (run npm ci or npm run build there)`)
+  const files = [join(dir, 'this.db'), join(dir, 'other.db')]
+  const [mine] = await startSandboxes(1, { DATABASE_PATH: files[0] }, join(dir, 'profiles-this'))
+  const theirs = await startSandbox({ DATABASE_PATH: files[1] }, join(dir, 'profiles-other'), other)
+  try {
+    const states = []
+    for (const x of [mine, theirs]) {
+      const state = await seed(x.url)
+      if (only === undefined || only.has('transactions')) state.traders = await seedTraders(x.url, state.token)
+      states.push(state)
+    }
+    const theirScenarios = new Map(scenarios(states[1]).map(s => [s.key, s]))
+    console.log(`\nThis build (${ROOT}) against ${other}: requests/s of this over that, median of ${Math.max(1, Math.round(DURATION / SLICE))} slices of ${SLICE} s each between two of the other's`)
+    for (const s of scenarios(states[0])) {
+      if (only !== undefined && !only.has(s.key)) continue
+      const m = await besideBaseline({ urls: [theirs.url], pids: [theirs.pid] }, theirScenarios.get(s.key), { urls: [mine.url], pids: [mine.pid] }, s)
+      const errors = m.result.errors + m.base.errors
+      console.log(`- ${s.name}: x${m.result.ratio.toFixed(3)} (slices ${ratioList(m.ratios)}); this ${m.result.rps.toFixed(0)} req/s, ${m.result.cpu.toFixed(1)} µs CPU a request; ` +
+        `the other ${m.base.rps.toFixed(0)} req/s, ${m.base.cpu.toFixed(1)} µs${errors === 0 ? '' : `; errors: ${errors}`}`)
+    }
+  } finally {
+    await stop(mine.child, true)
+    await stop(theirs.child, true)
+  }
+}
+
+if (opts.against !== undefined) {
+  try {
+    await compareBuilds(opts.against)
+  } finally {
+    await cleanup()
+  }
+  process.exit(0)
 }
 
 let backends = BACKENDS ?? ['sqlite', 'postgres']
