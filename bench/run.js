@@ -1,8 +1,9 @@
 // npm run bench [-- --duration 10 --warmup 2 --connections 50 --runs 3]
 // Starts the sandbox (compiled, file database, 1 000 users with metadata) and a bare Fastify
-// baseline on this machine, measures each scenario with autocannon after a warm-up, and prints one
-// table with requests/s, p50, p99, errors, the ratio to the baseline measured right before each
-// scenario (medians over the runs), CPU per request, and each scenario's own peak RSS (the
+// baseline on this machine, measures each scenario with autocannon after a warm-up, interleaved
+// with the baseline in 1 s slices (besideBaseline says why), and prints one table with requests/s,
+// p50, p99, errors, the ratio to the baseline (the median of the slices' ratios; medians over the
+// runs), CPU per request, and each scenario's own peak RSS (the
 // high-water mark is started again before each one); then the reset of another, empty
 // organization beside what the scenarios stored, the CPU of the sandbox left idle with 200
 // organizations on clocks of their own, and `npm start` again on that same database. After the PUT
@@ -29,7 +30,11 @@
 // keeps DIR/<scenario>.perf.data and prints where the process's time went: the kernel, Node's own
 // binary (V8, libuv, the HTTP parser, the garbage collector), the JIT's JavaScript, and the hottest
 // symbols. V8's --cpu-prof counts time in native code outside JavaScript as idle, such as reading
-// sockets and parsing requests; perf counts everything, the kernel's TCP work too).
+// sockets and parsing requests; perf counts everything, the kernel's TCP work too),
+// --against DIR (another checkout, built: its sandbox beside this build's, interleaved slice by
+// slice, each on SQLite and seeded alike; prints this build's requests/s over the other's per
+// scenario and both CPU figures, and measures nothing else: how a change is measured through the
+// machine's changes of speed).
 import { spawn, spawnSync, fork } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
