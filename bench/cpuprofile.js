@@ -1,6 +1,7 @@
 // node bench/cpuprofile.js <file.cpuprofile> [--top 30] [--from ms] [--to ms]
 // Summarizes a V8 CPU profile (node --cpu-prof): self time by function, by file and by package,
-// so the hottest per-request work stands out. --from/--to keep the samples of a window (ms after
+// so the hottest per-request work stands out, and the inclusive time of the project's own
+// functions (what each costs with what it calls). --from/--to keep the samples of a window (ms after
 // the profile started), so start-up and seeding do not drown a scenario. bench/run.js --cpu-prof
 // calls summarize() once per scenario.
 import { existsSync, readFileSync } from 'node:fs'
@@ -67,6 +68,24 @@ export function summarize (profile, { top = 30, from = 0, to = Infinity, title =
   const byFile = new Map()
   const byPackage = new Map()
   const add = (map, key, us) => map.set(key, (map.get(key) ?? 0) + us)
+  // Inclusive time: each sample counts once for every function of the project's own files on its
+  // stack (a recursive one once), so a piece of work shows with what it calls (the request log's
+  // entry, the group commit and its COMMIT). A hook that calls `done` holds what follows it too.
+  const parents = new Map()
+  for (const n of profile.nodes) for (const child of n.children ?? []) parents.set(child, n.id)
+  const projectStacks = new Map()
+  const projectStack = (id) => {
+    let keys = projectStacks.get(id)
+    if (keys !== undefined) return keys
+    const parent = parents.get(id)
+    const { functionName, url, lineNumber } = nodes.get(id).callFrame
+    const file = bundledFile(url, lineNumber) ?? place(url)
+    keys = new Set(parent === undefined ? [] : projectStack(parent))
+    if (packageOf(file) === 'project') keys.add(`${functionName || '(anonymous)'}  ${file.replace('dist/(bundled) ', '')}`)
+    projectStacks.set(id, keys)
+    return keys
+  }
+  const inclusive = new Map()
   let t = profile.startTime
   let total = 0
   let idle = 0
@@ -83,6 +102,7 @@ export function summarize (profile, { top = 30, from = 0, to = Infinity, title =
     add(byFunction, `${functionName || '(anonymous)'}  ${place(url)}${url ? ':' + (lineNumber + 1) : ''}`, us)
     add(byFile, file, us)
     add(byPackage, packageOf(file), us)
+    for (const key of projectStack(profile.samples[i])) add(inclusive, key, us)
   }
   const lines = [`${title}busy ${(total / 1e6).toFixed(2)} s, idle ${(idle / 1e6).toFixed(2)} s (percentages are of busy time)`]
   const table = (name, map, limit) => {
@@ -94,6 +114,7 @@ export function summarize (profile, { top = 30, from = 0, to = Infinity, title =
   table('Self time by function', byFunction, top)
   table('Self time by file', byFile, top)
   table('Self time by package (project = the sandbox\'s own files)', byPackage, 15)
+  table('Inclusive time by function, the project\'s own (with what each calls)', inclusive, top)
   return lines.join('\n')
 }
 
