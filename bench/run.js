@@ -32,9 +32,9 @@
 // symbols. V8's --cpu-prof counts time in native code outside JavaScript as idle, such as reading
 // sockets and parsing requests; perf counts everything, the kernel's TCP work too),
 // --against DIR (another checkout, built: its sandbox beside this build's, interleaved slice by
-// slice, each on SQLite and seeded alike; prints this build's requests/s over the other's per
-// scenario and both CPU figures, and measures nothing else: how a change is measured through the
-// machine's changes of speed).
+// slice, each on SQLite and seeded alike, both started anew for each of the --runs rounds; prints
+// this build's requests/s over the other's per scenario, with quartiles, and both CPU figures, and
+// measures nothing else: how a change is measured through the machine's changes of speed).
 import { spawn, spawnSync, fork } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
@@ -815,35 +815,54 @@ async function runSetup (run, setup) {
  * --against DIR: this build's sandbox beside another build's (a checkout in DIR, built), both on
  * SQLite, each on a fresh database of its own and seeded alike, interleaved slice by slice as a
  * scenario is beside the bare route (besideBaseline), with each build's own requests (its own
- * users and token). Prints, per scenario, this build's requests/s over the other's (the median of
- * the slices' ratios) and both builds' CPU a request: a change is measured against the build
- * before it in one run, through the machine's changes of speed. Nothing else is measured.
+ * users and token). Each of the --runs rounds starts both anew (a process's own state, its
+ * compiled code among it, varies from one start to the next). Prints, per scenario, this build's
+ * requests/s over the other's: the median of every slice's ratio with their quartiles, and each
+ * round's median; and the two builds' CPU a request. A change is measured against the build before
+ * it in one run, through the machine's changes of speed. Nothing else is measured.
  */
 async function compareBuilds (against) {
   const other = join(against)
   if (!existsSync(join(other, 'dist', 'server.cjs'))) throw new Error(`--against: ${other} holds no build (run npm ci or npm run build there)`)
-  const files = [join(dir, 'this.db'), join(dir, 'other.db')]
-  const [mine] = await startSandboxes(1, { DATABASE_PATH: files[0] }, join(dir, 'profiles-this'))
-  const theirs = await startSandbox({ DATABASE_PATH: files[1] }, join(dir, 'profiles-other'), other)
-  try {
-    const states = []
-    for (const x of [mine, theirs]) {
-      const state = await seed(x.url)
-      if (only === undefined || only.has('transactions')) state.traders = await seedTraders(x.url, state.token)
-      states.push(state)
+  const slices = Math.max(1, Math.round(DURATION / SLICE))
+  // Scenario key -> { name, ratios (every slice's), rounds (each round's median), cpu: [this, other] per round }
+  const figures = new Map()
+  for (let run = 1; run <= RUNS; run++) {
+    const files = [join(dir, `this-${run}.db`), join(dir, `other-${run}.db`)]
+    const [mine] = await startSandboxes(1, { DATABASE_PATH: files[0] }, join(dir, `profiles-this-${run}`))
+    const theirs = await startSandbox({ DATABASE_PATH: files[1] }, join(dir, `profiles-other-${run}`), other)
+    try {
+      const states = []
+      for (const x of [mine, theirs]) {
+        const state = await seed(x.url)
+        if (only === undefined || only.has('transactions')) state.traders = await seedTraders(x.url, state.token)
+        states.push(state)
+      }
+      const theirScenarios = new Map(scenarios(states[1]).map(s => [s.key, s]))
+      for (const s of scenarios(states[0])) {
+        if (only !== undefined && !only.has(s.key)) continue
+        const m = await besideBaseline({ urls: [theirs.url], pids: [theirs.pid] }, theirScenarios.get(s.key), { urls: [mine.url], pids: [mine.pid] }, s)
+        const errors = m.result.errors + m.base.errors
+        process.stderr.write(`round ${run}/${RUNS}: ${s.name}: x${m.result.ratio.toFixed(3)} (slices ${ratioList(m.ratios)}); this ${m.result.cpu.toFixed(1)} µs CPU a request, the other ${m.base.cpu.toFixed(1)}` +
+          `${errors === 0 ? '' : `; errors: ${errors}`}\n`)
+        const f = figures.get(s.key) ?? { name: s.name, ratios: [], rounds: [], cpu: [], errors: 0 }
+        f.ratios.push(...m.ratios)
+        f.rounds.push(m.result.ratio)
+        f.cpu.push([m.result.cpu, m.base.cpu])
+        f.errors += errors
+        figures.set(s.key, f)
+      }
+    } finally {
+      await stop(mine.child, true)
+      await stop(theirs.child, true)
     }
-    const theirScenarios = new Map(scenarios(states[1]).map(s => [s.key, s]))
-    console.log(`\nThis build (${ROOT}) against ${other}: requests/s of this over that, median of ${Math.max(1, Math.round(DURATION / SLICE))} slices of ${SLICE} s each between two of the other's`)
-    for (const s of scenarios(states[0])) {
-      if (only !== undefined && !only.has(s.key)) continue
-      const m = await besideBaseline({ urls: [theirs.url], pids: [theirs.pid] }, theirScenarios.get(s.key), { urls: [mine.url], pids: [mine.pid] }, s)
-      const errors = m.result.errors + m.base.errors
-      console.log(`- ${s.name}: x${m.result.ratio.toFixed(3)} (slices ${ratioList(m.ratios)}); this ${m.result.rps.toFixed(0)} req/s, ${m.result.cpu.toFixed(1)} µs CPU a request; ` +
-        `the other ${m.base.rps.toFixed(0)} req/s, ${m.base.cpu.toFixed(1)} µs${errors === 0 ? '' : `; errors: ${errors}`}`)
-    }
-  } finally {
-    await stop(mine.child, true)
-    await stop(theirs.child, true)
+  }
+  const quantile = (xs, q) => { const v = [...xs].sort((a, b) => a - b); const i = (v.length - 1) * q; return v[Math.floor(i)] + (v[Math.ceil(i)] - v[Math.floor(i)]) * (i - Math.floor(i)) }
+  console.log(`\nThis build (${ROOT}) against ${other}: requests/s of this over that, ${RUNS} round(s) of ${slices} slices of ${SLICE} s, each between two of the other's`)
+  for (const f of figures.values()) {
+    const cpuRatio = median(f.cpu.map(([mine, theirs]) => mine / theirs))
+    console.log(`- ${f.name}: x${median(f.ratios).toFixed(3)} (quartiles ${quantile(f.ratios, 0.25).toFixed(3)} to ${quantile(f.ratios, 0.75).toFixed(3)}; rounds ${ratioList(f.rounds)}); ` +
+      `CPU a request x${cpuRatio.toFixed(3)} (this ${median(f.cpu.map(c => c[0])).toFixed(1)} µs, the other ${median(f.cpu.map(c => c[1])).toFixed(1)})${f.errors === 0 ? '' : `; errors: ${f.errors}`}`)
   }
 }
 
