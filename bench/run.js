@@ -459,7 +459,7 @@ function sideResult (side, s) {
  * route's (B S B S ... S B). Each slice's ratio is the scenario's requests/s over the mean of the
  * two bare slices around it, and the scenario's ratio is the median of its slices' ratios. The
  * machine's speed moves by up to 2x within seconds (BENCHMARKS.md, thirtieth stop): measured one
- * after the other over 7 s each, the same build's ratio ranged from 0.45 to 1.46 as one of the two
+ * after the other over 7 s each, the same build's ratio ranged from 0.45 to 1.24 as one of the two
  * measurements caught a slow spell; a slice and its neighbours share the machine's state.
  * `target` and `base`: { urls, pids }. Errors: failed or timed-out requests, and any status not
  * expected. CPU: the target's processes (all replicas'), and PostgreSQL's apart when `postmaster`
