@@ -39,7 +39,7 @@ import { spawn, spawnSync, fork } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { cpus, tmpdir, totalmem } from 'node:os'
-import { join } from 'node:path'
+import { join, resolve } from 'node:path'
 import { createServer } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
@@ -408,34 +408,18 @@ function measureOne (url, connections, { requests, setupClient }, duration, skip
 }
 
 /**
- * One server: one autocannon with all the connections. Several replicas: one autocannon per
- * replica in this same process, the connections shared among them (50 over 3: 17, 17, 16), each
- * driving its replica directly; requests/s are the sum of the three, the latency percentiles come
- * from the three latency histograms merged (autocannon.aggregateResult), errors and statuses are
- * summed. Not a proxy in front of the replicas: on two cores a proxy would take its own share of
+ * `seconds` of load on these servers, autocannon's raw results (their histograms kept, for
+ * sideResult to merge). One server: one autocannon with all the connections. Several replicas:
+ * one autocannon per replica in this same process, the connections shared among them (50 over 3:
+ * 17, 17, 16), each driving its replica directly; requests are summed and the latency histograms
+ * merged. Not a proxy in front of the replicas: on two cores a proxy would take its own share of
  * the CPU for every request (parsing it and sending it again) and add a hop to every latency, so
  * the figure would be the proxy's as much as the sandbox's. Driven directly, the replicas get the
  * same load generator, with the same connections and the same one thread, as a single server does.
  */
-async function measure (urls, s, duration) {
-  if (urls.length === 1) {
-    const r = await measureOne(urls[0], CONNECTIONS, s, duration, false)
-    return { rps: r.requests.average, total: r.requests.total, latency: r.latency, errors: r.errors, timeouts: r.timeouts, statusCodeStats: r.statusCodeStats }
-  }
+async function drive (urls, s, seconds) {
   const shares = urls.map((_, i) => Math.floor(CONNECTIONS / urls.length) + (i < CONNECTIONS % urls.length ? 1 : 0))
-  const each = await Promise.all(urls.map((url, i) => measureOne(url, shares[i], s, duration, true)))
-  // Unaggregated results keep their per-second request counts encoded: the average of each is its
-  // completed requests over its one-second samples, as autocannon computes it.
-  const rps = each.reduce((sum, r) => sum + r.totalCompletedRequests / Math.max(1, r.samples), 0)
-  const total = each.reduce((sum, r) => sum + r.totalCompletedRequests, 0)
-  const merged = autocannon.aggregateResult(each, { url: urls[0], connections: CONNECTIONS })
-  return { rps, total, latency: merged.latency, errors: merged.errors, timeouts: merged.timeouts, statusCodeStats: merged.statusCodeStats }
-}
-
-/** One slice of a series: every url driven at once (the connections shared as in `measure`), autocannon's raw results. */
-async function slice (urls, s) {
-  const shares = urls.map((_, i) => Math.floor(CONNECTIONS / urls.length) + (i < CONNECTIONS % urls.length ? 1 : 0))
-  return await Promise.all(urls.map((url, i) => measureOne(url, shares[i], s, SLICE, true)))
+  return await Promise.all(urls.map((url, i) => measureOne(url, shares[i], s, seconds, true)))
 }
 
 /** A side's slices summed: requests/s over the time it was driven, latencies merged, CPU per request. */
@@ -466,15 +450,15 @@ function sideResult (side, s) {
  * is given.
  */
 async function besideBaseline (base, bare, target, s, { window = {}, postmaster, perfName } = {}) {
-  await measure(base.urls, bare, WARMUP)
-  await measure(target.urls, s, WARMUP)
+  await drive(base.urls, bare, WARMUP)
+  await drive(target.urls, s, WARMUP)
   const side = (x) => ({ ...x, results: [], rps: [], total: 0, cpuMs: 0, dbCpuMs: undefined })
   const b = side(base)
   const t = side(target)
-  const drive = async (x, scen, db) => {
+  const sliceOf = async (x, scen, db) => {
     const cpu = x.pids.map(cpuMs)
     const dbBefore = db === undefined ? undefined : clusterCpu(db)
-    const results = await slice(x.urls, scen)
+    const results = await drive(x.urls, scen, SLICE)
     x.cpuMs += x.pids.reduce((sum, pid, i) => sum + cpuMs(pid) - cpu[i], 0)
     if (dbBefore !== undefined) x.dbCpuMs = (x.dbCpuMs ?? 0) + clusterCpuSince(dbBefore, clusterCpu(db))
     const total = results.reduce((sum, r) => sum + r.totalCompletedRequests, 0)
@@ -485,10 +469,10 @@ async function besideBaseline (base, bare, target, s, { window = {}, postmaster,
   const slices = Math.max(1, Math.round(DURATION / SLICE))
   window.from = window.clock?.()
   const recordings = perfName === undefined ? [] : [startPerf(target.pids, perfName), startPerf(base.pids, `${perfName}-baseline`)].filter(x => x !== undefined)
-  await drive(b, bare)
+  await sliceOf(b, bare)
   for (let i = 0; i < slices; i++) {
-    await drive(t, s, postmaster)
-    await drive(b, bare)
+    await sliceOf(t, s, postmaster)
+    await sliceOf(b, bare)
   }
   for (const recording of recordings) await stopPerf(recording)
   window.to = window.clock?.()
@@ -588,6 +572,13 @@ function sequence (list) {
 /** The metadata GET of each user as a client sends it: the baseline answers the very same requests. */
 function getRequests (token, users) {
   return users.map(id => ({ method: 'GET', path: '/core/users/me/metadata', headers: { authorization: `Bearer ${token}`, 'x-on-behalf-of': `user ${id}` } }))
+}
+
+/** What the scenarios to run need: the users (and, for the quote + transaction, the funded traders). */
+async function seedScenarios (url) {
+  const state = await seed(url)
+  if (only === undefined || only.has('transactions')) state.traders = await seedTraders(url, state.token)
+  return state
 }
 
 function scenarios (state) {
@@ -733,8 +724,7 @@ async function runSetup (run, setup) {
     try {
       const seeded = Date.now()
       // Seeded through the first replica: the others read what it wrote from the shared database.
-      const state = await seed(urls[0])
-      if (only === undefined || only.has('transactions')) state.traders = await seedTraders(urls[0], state.token)
+      const state = await seedScenarios(urls[0])
       process.stderr.write(`${tag}: started in ${startupMs.toFixed(0)} ms, seeded ${USERS} users${state.traders === undefined ? '' : ` and ${TRADERS} funded traders`} in ${Date.now() - seeded} ms, peak RSS so far ${rss().toFixed(0)} MB\n`)
       const bare = { ...sequence(getRequests(state.token, state.users)), expect: [200] }
       const baseSide = { urls: [baseline.url], pids: [baseline.child.pid] }
@@ -822,7 +812,7 @@ async function runSetup (run, setup) {
  * it in one run, through the machine's changes of speed. Nothing else is measured.
  */
 async function compareBuilds (against) {
-  const other = join(against)
+  const other = resolve(against)
   if (!existsSync(join(other, 'dist', 'server.cjs'))) throw new Error(`--against: ${other} holds no build (run npm ci or npm run build there)`)
   const slices = Math.max(1, Math.round(DURATION / SLICE))
   // Scenario key -> { name, ratios (every slice's), rounds (each round's median), cpu: [this, other] per round }
@@ -834,9 +824,7 @@ async function compareBuilds (against) {
     try {
       const states = []
       for (const x of [mine, theirs]) {
-        const state = await seed(x.url)
-        if (only === undefined || only.has('transactions')) state.traders = await seedTraders(x.url, state.token)
-        states.push(state)
+        states.push(await seedScenarios(x.url))
       }
       const theirScenarios = new Map(scenarios(states[1]).map(s => [s.key, s]))
       for (const s of scenarios(states[0])) {
