@@ -476,8 +476,10 @@ async function besideBaseline (base, bare, target, s, { window = {}, postmaster,
   }
   for (const recording of recordings) await stopPerf(recording)
   window.to = window.clock?.()
-  const ratios = t.rps.map((rps, i) => rps / ((b.rps[i] + b.rps[i + 1]) / 2))
-  return { base: { ...sideResult(b, bare), ratio: 1 }, result: { ...sideResult(t, s), ratio: median(ratios) }, ratios }
+  // Each slice's bare route: the mean of the two slices around it.
+  const bareRates = t.rps.map((_, i) => (b.rps[i] + b.rps[i + 1]) / 2)
+  const ratios = t.rps.map((rps, i) => rps / bareRates[i])
+  return { base: { ...sideResult(b, bare), ratio: 1 }, result: { ...sideResult(t, s), ratio: median(ratios) }, ratios, bareRates }
 }
 
 /** `perf record` of these processes until stopPerf; undefined without --perf. */
@@ -644,6 +646,8 @@ function scenarios (state) {
 
 const only = opts.only === undefined ? undefined : new Set(opts.only.split(','))
 const ratioList = (ratios) => ratios.map(x => x.toFixed(2)).join(' ')
+/** Each slice's ratio with the bare route's requests/s around it, in thousands: `0.62@29.1k`. */
+const sliceList = ({ ratios, bareRates }) => ratios.map((x, i) => `${x.toFixed(2)}@${(bareRates[i] / 1000).toFixed(1)}k`).join(' ')
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s.length % 2 === 1 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2 }
 const fmt = (x, d = 1) => Number.isFinite(x) ? x.toFixed(d) : 'n/a'
 const BASELINE = 'Baseline: bare Fastify GET'
@@ -742,7 +746,7 @@ async function runSetup (run, setup) {
         r.peakRss = rss()
         peakSinceStart = Math.max(peakSinceStart, r.peakRss)
         if (r.errors > 0) process.stderr.write(`  errors: ${r.errors}, statuses ${JSON.stringify(r.statuses)}\n`)
-        process.stderr.write(`  baseline ${base.rps.toFixed(0)} req/s, ${base.cpu.toFixed(0)} µs CPU per request; ${r.rps.toFixed(0)} req/s (x${r.ratio.toFixed(2)}, slices ${ratioList(measured.ratios)}), ${r.cpu.toFixed(0)} µs CPU per request` +
+        process.stderr.write(`  baseline ${base.rps.toFixed(0)} req/s, ${base.cpu.toFixed(0)} µs CPU per request; ${r.rps.toFixed(0)} req/s (x${r.ratio.toFixed(2)}, slices ${sliceList(measured)}), ${r.cpu.toFixed(0)} µs CPU per request` +
           `${r.dbCpu === undefined ? '' : ` (${r.dbCpu.toFixed(0)} µs more in PostgreSQL)`}, peak RSS ${r.peakRss.toFixed(0)} MB (${peakSinceStart.toFixed(0)} since start)\n`)
         if (s.perIteration !== undefined) process.stderr.write(`  ${(r.rps / s.perIteration).toFixed(0)} iterations/s\n`)
         if (!scenarioOrder.includes(s.name)) scenarioOrder.push(s.name)
@@ -755,7 +759,7 @@ async function runSetup (run, setup) {
           const fm = await besideBaseline(baseSide, bare, { urls: [floor.url], pids: [floor.child.pid] }, s, { perfName: PERF_DIR === undefined ? undefined : `run${run}-${s.key}-floor` })
           const f = fm.result
           if (f.errors > 0) process.stderr.write(`  floor errors: ${f.errors}, statuses ${JSON.stringify(f.statuses)}\n`)
-          process.stderr.write(`  its floor: ${f.rps.toFixed(0)} req/s (x${f.ratio.toFixed(2)}, slices ${ratioList(fm.ratios)}), ${f.cpu.toFixed(0)} µs CPU per request\n`)
+          process.stderr.write(`  its floor: ${f.rps.toFixed(0)} req/s (x${f.ratio.toFixed(2)}, slices ${sliceList(fm)}), ${f.cpu.toFixed(0)} µs CPU per request\n`)
           if (!scenarioOrder.includes(floorName(s.name))) scenarioOrder.push(floorName(s.name))
           push(floorName(s.name), f)
         }
