@@ -1,7 +1,8 @@
 // npm run bench [-- --duration 10 --warmup 2 --connections 50 --runs 3]
 // Starts the sandbox (compiled, file database, 1 000 users with metadata) and a bare Fastify
 // baseline on this machine, measures each scenario with autocannon after a warm-up, interleaved
-// with the baseline in 1 s slices (besideBaseline says why), and prints one table with requests/s,
+// with the baseline in 1 s slices (besideBaseline says why; the progress lines give each slice's
+// ratio with the baseline's requests/s around it), and prints one table with requests/s,
 // p50, p99, errors, the ratio to the baseline (the median of the slices' ratios; medians over the
 // runs), CPU per request, and each scenario's own peak RSS (the
 // high-water mark is started again before each one); then the reset of another, empty
