@@ -72,6 +72,8 @@ const DURATION = Number(opts.duration)
 const WARMUP = Number(opts.warmup)
 // The length of one slice of an interleaved measurement (besideBaseline), in seconds.
 const SLICE = 1
+// The scenario's slices in one measured period of --duration seconds.
+const SLICES = Math.max(1, Math.round(DURATION / SLICE))
 const CONNECTIONS = Number(opts.connections)
 const RUNS = Number(opts.runs)
 const USERS = Number(opts.users)
@@ -467,11 +469,10 @@ async function besideBaseline (base, bare, target, s, { window = {}, postmaster,
     x.total += total
     x.rps.push(total / SLICE)
   }
-  const slices = Math.max(1, Math.round(DURATION / SLICE))
   window.from = window.clock?.()
   const recordings = perfName === undefined ? [] : [startPerf(target.pids, perfName), startPerf(base.pids, `${perfName}-baseline`)].filter(x => x !== undefined)
   await sliceOf(b, bare)
-  for (let i = 0; i < slices; i++) {
+  for (let i = 0; i < SLICES; i++) {
     await sliceOf(t, s, postmaster)
     await sliceOf(b, bare)
   }
@@ -819,7 +820,6 @@ async function runSetup (run, setup) {
 async function compareBuilds (against) {
   const other = resolve(against)
   if (!existsSync(join(other, 'dist', 'server.cjs'))) throw new Error(`--against: ${other} holds no build (run npm ci or npm run build there)`)
-  const slices = Math.max(1, Math.round(DURATION / SLICE))
   // Scenario key -> { name, ratios (every slice's), rounds (each round's median), cpu: [this, other] per round }
   const figures = new Map()
   for (let run = 1; run <= RUNS; run++) {
@@ -851,7 +851,7 @@ async function compareBuilds (against) {
     }
   }
   const quantile = (xs, q) => { const v = [...xs].sort((a, b) => a - b); const i = (v.length - 1) * q; return v[Math.floor(i)] + (v[Math.ceil(i)] - v[Math.floor(i)]) * (i - Math.floor(i)) }
-  console.log(`\nThis build (${ROOT}) against ${other}: requests/s of this over that, ${RUNS} round(s) of ${slices} slices of ${SLICE} s, each between two of the other's`)
+  console.log(`\nThis build (${ROOT}) against ${other}: requests/s of this over that, ${RUNS} round(s) of ${SLICES} slices of ${SLICE} s, each between two of the other's`)
   for (const f of figures.values()) {
     const cpuRatio = median(f.cpu.map(([mine, theirs]) => mine / theirs))
     console.log(`- ${f.name}: x${median(f.ratios).toFixed(3)} (quartiles ${quantile(f.ratios, 0.25).toFixed(3)} to ${quantile(f.ratios, 0.75).toFixed(3)}; rounds ${ratioList(f.rounds)}); ` +
