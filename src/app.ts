@@ -144,8 +144,9 @@ async function buildOn (options: BuildOptions, storage: Storage): Promise<Fastif
   app.decorate('areas', registry)
   app.addHook('onClose', async () => { await storage.close() })
 
-  // The demo client's secret is hashed (scrypt, off the event loop) while the plugins that need
-  // no data register; the areas come after it exists.
+  // The demo client is made (on a new database) while the plugins that need no data register; the
+  // areas come after it exists. Its default secret is stored derived ahead of time
+  // (src/auth/demo-client.ts); one set in SANDBOX_CLIENT_SECRET is derived here, off the event loop.
   const demoClient = ensureDemoClient(app)
   demoClient.catch(() => {})
 

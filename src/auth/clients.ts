@@ -38,6 +38,8 @@ export interface CreateClient {
   refreshTokens: boolean
   userId?: string | null
   name?: string
+  /** The secret's salt and key when already derived (the default demo secret's: demo-client.ts). */
+  hashed?: { secretSalt: string, secretHash: string }
 }
 
 export class ClientRegistry {
@@ -114,7 +116,7 @@ export class ClientRegistry {
 
   /** The client made; undefined when a client with this id exists. */
   async create (input: CreateClient): Promise<ClientRecord | undefined> {
-    const hashed = await hashSecret(input.clientSecret, this.#derive)
+    const hashed = input.hashed ?? await hashSecret(input.clientSecret, this.#derive)
     const row = await this.#storage.clients.create({
       id: input.clientId,
       organizationId: input.organizationId,

@@ -5,6 +5,8 @@ import t from 'tap'
 import type { FastifyInstance } from 'fastify'
 import { ClientRegistry, scryptKey, type DeriveKey } from '../../src/auth/clients.js'
 import { basic, build, tokenRequest } from '../helpers.js'
+import { DEFAULT_DEMO_SECRET_HASHED } from '../../src/auth/demo-client.js'
+import { DEFAULT_DEMO_CLIENT_SECRET } from '../../src/config.js'
 
 async function registry (app: FastifyInstance): Promise<{ clients: ClientRegistry, derivations: () => number }> {
   let count = 0
@@ -25,6 +27,22 @@ t.test('the secret is stored as a salted scrypt key, never in clear', async t =>
   t.equal(Buffer.from(a!.secretHash, 'base64').length, 32)
   t.not(a!.secretHash, b!.secretHash, 'the same secret hashes differently under another salt')
   t.strictSame(a!.secretHash, (await scryptKey('s3cret', a!.secretSalt)).toString('base64'))
+})
+
+t.test('the default demo secret is stored derived ahead of time: the same scrypt key, checked like any other', async t => {
+  const app = await build(t)
+  // The stored key is the derivation of the default secret under the stored salt.
+  const derived = await scryptKey(DEFAULT_DEMO_CLIENT_SECRET, DEFAULT_DEMO_SECRET_HASHED.secretSalt)
+  t.equal(derived.toString('base64'), DEFAULT_DEMO_SECRET_HASHED.secretHash)
+  const row = await app.storage.db.prepare<[string], { secret_salt: string, secret_hash: string }>('SELECT secret_salt, secret_hash FROM clients WHERE id = ?').get('sandbox-demo-client')
+  t.same(row, { secret_salt: DEFAULT_DEMO_SECRET_HASHED.secretSalt, secret_hash: DEFAULT_DEMO_SECRET_HASHED.secretHash })
+  // A registry that remembers nothing (a restart) verifies the secret by deriving it, and refuses another.
+  const { clients, derivations } = await registry(app)
+  t.equal((await clients.authenticate('sandbox-demo-client', DEFAULT_DEMO_CLIENT_SECRET))?.id, 'sandbox-demo-client')
+  t.equal(derivations(), 1)
+  t.equal(await clients.authenticate('sandbox-demo-client', 'sandbox-demo-secreT'), undefined)
+  const token = await tokenRequest(app, { grant_type: 'client_credentials' }, basic('sandbox-demo-client', DEFAULT_DEMO_CLIENT_SECRET))
+  t.equal(token.statusCode, 200)
 })
 
 t.test('a right secret costs one derivation, then none', async t => {
