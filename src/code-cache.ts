@@ -33,6 +33,12 @@ export interface CompiledBundle {
   cacheData: () => Buffer
 }
 
+/**
+ * Around the bundle's text in its file: the wrapper Node gives a CommonJS module, so the bundle sees
+ * `require`, `module` and the rest (`run` below passes them).
+ */
+export const BUNDLE_WRAPPER = ['(function (exports, require, module, __filename, __dirname) {', '\n})'] as const
+
 /** The bundle, compiled with `cacheFile` when one is given and there. */
 export function compileBundle (bundle: string, cacheFile?: string): CompiledBundle {
   const bundleFile = resolve(bundle)
@@ -40,9 +46,9 @@ export function compileBundle (bundle: string, cacheFile?: string): CompiledBund
   try {
     if (cacheFile !== undefined) cachedData = readFileSync(cacheFile)
   } catch {}
-  // The wrapper Node gives a CommonJS module, so the bundle sees `require`, `module` and the rest.
-  // The build stores the bundle as Latin-1 (scripts/bundle.js).
-  const source = `(function (exports, require, module, __filename, __dirname) {${readFileSync(bundleFile, 'latin1')}\n})`
+  // The build stores the bundle as Latin-1, inside BUNDLE_WRAPPER (scripts/bundle.js): the text
+  // read is the script to compile, one string V8 takes as it is.
+  const source = readFileSync(bundleFile, 'latin1')
   const script = new Script(source, {
     filename: bundleFile,
     cachedData,
