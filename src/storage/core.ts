@@ -269,8 +269,9 @@ export function userStore (db: Db): UserStore {
   const type = async (org: string, id: string): Promise<string | undefined> => {
     const known = memo.userType(org, id)
     if (known !== undefined) return known
+    const generation = memo.generation
     const found = await typeOf.get(id, org)
-    if (found !== undefined) memo.rememberUser(org, id, found)
+    if (found !== undefined && memo.generation === generation) memo.rememberUser(org, id, found)
     return found
   }
   return {

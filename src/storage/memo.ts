@@ -7,7 +7,9 @@
 // On PostgreSQL other replicas write the same rows. Users are remembered there too: a user leaves
 // only by a write that also bumps the shared version (a user's deletion, a reset, a fixture load),
 // and every request reads that version first, before any lookup (src/plugins/shared-state.ts), so
-// a replica whose version is behind drops the memo before it answers from it. Metadata is not
+// a replica whose version is behind drops the memo before it answers from it. A lookup on its way
+// while the memo was dropped or a user forgotten is not remembered (`generation`): its answer may
+// be older than the write that caused the drop. Metadata is not
 // remembered there (every metadata write would have to bump the version): every read asks the
 // database, the reads of one turn together (src/storage/metadata.ts, turnReads).
 import type { Db } from './db.js'
@@ -29,9 +31,14 @@ export class Memo {
   /** Users known to exist, by organization, with their type: forgotten when deleted, and by a reset. */
   readonly #users = new Map<string, Map<string, string>>()
   #userCount = 0
+  /** Moves at every drop and every forgotten user: a lookup begun before it is not remembered. */
+  #generation = 0
   /** Current metadata revisions, by organization, entity type and id. Absent ones are not kept. */
   readonly #metadata = new Map<string, Map<string, Map<string, MetadataRevision>>>()
   #metadataCount = 0
+
+  /** Read before a lookup of a user; remember its answer only while it is still the same. */
+  get generation (): number { return this.#generation }
 
   hasUser (organizationId: string, userId: string): boolean {
     return this.#users.get(organizationId)?.has(userId) === true
@@ -56,6 +63,7 @@ export class Memo {
 
   /** Forgets a user: inside the write that deletes it. */
   forgetUser (organizationId: string, userId: string): void {
+    this.#generation++
     if (this.#users.get(organizationId)?.delete(userId) === true) this.#userCount--
   }
 
@@ -83,6 +91,7 @@ export class Memo {
 
   /** Drops everything: after a reset, a fixture load, or a write behind the storage's back. */
   clear (): void {
+    this.#generation++
     this.#users.clear()
     this.#userCount = 0
     this.#metadata.clear()
