@@ -15,7 +15,7 @@
 // set-ups: that many sandbox processes on one fresh database each). The PostgreSQL rows are labelled
 // `[pg×1]`, `[pg×3]`; the SQLite rows and the targets check keep their meaning. The cluster is
 // started once and removed at the end, on an error or on Ctrl-C too.
-// Other flags: --only get,put (scenario keys: get, 304, put, patch, token, catalogue, mixed, transactions), --users 1000, --log-level info,
+// Other flags: --only get,put (scenario keys: get, 304, put, patch, token, token-bare, catalogue, mixed, transactions), --users 1000, --log-level info,
 // --request-log-size N (the sandbox's REQUEST_LOG_SIZE; 0 turns its request log off; default: the sandbox's own, 1000),
 // --cpu-prof (profile the sandbox and print its self time per function and file; with several
 // replicas, the first one's),
@@ -582,11 +582,26 @@ function getRequests (token, users) {
 async function seedScenarios (url) {
   const state = await seed(url)
   if (only === undefined || only.has('transactions')) state.traders = await seedTraders(url, state.token)
+  if (only === undefined || only.has('token-bare')) state.plainClient = await seedPlainClient(url)
   return state
 }
 
+// A client as `/_sandbox/clients` makes one by default: no refresh tokens, so its client-credentials
+// token is signed and answered without a write (RFC 6749 section 4.4.3: a refresh token SHOULD NOT
+// be issued there). The demo client, which the token scenario uses, is configured for them.
+const PLAIN_ID = 'bench-plain-client'
+const PLAIN_SECRET = 'bench-plain-secret'
+async function seedPlainClient (url) {
+  await json(`${url}/_sandbox/clients`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ clientId: PLAIN_ID, clientSecret: PLAIN_SECRET, scopes: ['core.users.metadata:read'] })
+  })
+  return 'Basic ' + Buffer.from(`${PLAIN_ID}:${PLAIN_SECRET}`).toString('base64')
+}
+
 function scenarios (state) {
-  const { token, users, etags, traders } = state
+  const { token, users, etags, traders, plainClient } = state
   const auth = `Bearer ${token}`
   const hot = [...etags.keys()]
   const written = users.slice(HOT)
@@ -632,6 +647,8 @@ function scenarios (state) {
     { key: 'put', name: 'PUT metadata', requests: [put], expect: [200], target: { ratio: 0.45 }, floor: true },
     { key: 'patch', name: 'PATCH metadata (2 ops)', requests: [patch], expect: [200], target: { ratio: 0.3 } },
     { key: 'token', name: 'Token (client credentials)', requests: [token_], expect: [200], target: { ratio: 0.4 }, floor: true },
+    // The same grant for a client without refresh tokens (the default of a new client): no write.
+    ...(plainClient === undefined ? [] : [{ key: 'token-bare', name: 'Token, a client without refresh tokens', requests: [{ ...token_, headers: { ...token_.headers, authorization: plainClient } }], expect: [200] }]),
     { key: 'catalogue', name: 'Catalogue read: list assets with rates', ...sequence(Array.from({ length: 50 }, () => catalogue).flat()), expect: [200], target: { ratio: 0.3 } },
     // A quote and the transaction that commits it: 2 requests per iteration, each a write (the
     // quote is stored; the transaction consumes it, holds the funds and records its events).
