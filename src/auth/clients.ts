@@ -9,9 +9,11 @@ import { sha256 } from '../sha256.js'
 // the libuv pool, never on the event loop. A verified secret is remembered as its SHA-256, so
 // repeated token requests of one client cost a hash, not a key derivation; so is the secret a
 // client is created or rotated with. Concurrent checks of one secret share one derivation: each
-// takes 16 MiB for its moment, and the C allocator keeps that memory resident in every pool thread
-// that ran one, so a burst of first requests with the same credentials once cost 64 MiB of RSS
-// (and a derivation each).
+// takes 16 MiB for its moment, and glibc's allocator keeps that memory resident in every pool
+// thread that ran one after the first (its threshold for mappings of their own moves up): a burst
+// of first requests with the same credentials once cost 64 MiB of RSS (and a derivation each). The
+// image fixes the threshold (MALLOC_MMAP_THRESHOLD_, docs/behaviour.md), so that derivations of
+// different secrets give their memory back too.
 const SCRYPT = { N: 16384, r: 8, p: 1 }
 const KEY_LENGTH = 32
 

@@ -44,6 +44,31 @@ t.test('the start\'s heap flags give a young generation of 8 MB at most', async 
   t.ok(youngest <= 8 * 1024 * 1024, `the young generation stays at 8 MB or less (${youngest} bytes)`)
 })
 
+// The image's MALLOC_MMAP_THRESHOLD_ (docs/behaviour.md, "A client secret's derivation"): twelve
+// derivations of client secrets, four at a time as libuv's pool runs them, leave glibc's arenas
+// holding their 16 MiB blocks without it, and nothing with it. glibc only (Linux): elsewhere the
+// variable means nothing and the test says so.
+t.test('the image\'s malloc threshold gives the memory of secret derivations back', async t => {
+  const glibc = (process.report.getReport() as { header?: { glibcVersionRuntime?: string } }).header?.glibcVersionRuntime
+  if (glibc === undefined) {
+    t.comment('not glibc: MALLOC_MMAP_THRESHOLD_ does not apply')
+    return
+  }
+  const setting = /^\s*MALLOC_MMAP_THRESHOLD_=(\d+)\s*$/m.exec(read('Dockerfile'))
+  t.ok(setting, 'the image sets MALLOC_MMAP_THRESHOLD_')
+  // The derivation of src/auth/clients.ts (N=2^14, r=8: 16 MiB each), run as the server runs it.
+  const probe = 'const { scrypt } = require("node:crypto"); const rss = () => process.memoryUsage().rss / 2 ** 20;' +
+    'const derive = (i) => new Promise(r => scrypt("secret-" + i, "salt", 32, { N: 16384, r: 8, p: 1 }, r));' +
+    '(async () => { await derive(-1); const before = rss();' +
+    ' for (let round = 0; round < 3; round++) await Promise.all([0, 1, 2, 3].map(i => derive(4 * round + i)));' +
+    ' process.stdout.write(String(Math.round(rss() - before))) })()'
+  const grown = (env: Record<string, string>): number => Number(execFileSync(process.execPath, ['-e', probe], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '', ...env } }))
+  const without = grown({})
+  const withIt = grown({ MALLOC_MMAP_THRESHOLD_: setting![1] })
+  t.ok(without >= 32, `without it, the derivations' memory stays (${without} MiB more)`)
+  t.ok(withIt < 16, `with it, it goes back (${withIt} MiB more)`)
+})
+
 t.test('npm ci builds once; npm start only starts', async t => {
   const scripts = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts
   t.equal(scripts.prepare, 'npm run build', 'npm ci runs the build (prepare)')
