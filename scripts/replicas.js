@@ -32,6 +32,8 @@ for (let i = 0; i < count; i++) {
   const replicaPort = port + 1 + i
   const child = spawn(process.execPath, [...nodeFlags, join(root, 'scripts/start.cjs')], {
     env: {
+      // As the image sets it (docs/behaviour.md, "A client secret's derivation"); yours wins.
+      MALLOC_MMAP_THRESHOLD_: '4194304',
       ...process.env,
       DATABASE_URL: databaseUrl,
       PORT: String(replicaPort),
