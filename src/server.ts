@@ -48,7 +48,7 @@ async function openConfiguredStorage (config: Config): Promise<Storage> {
 
 /**
  * The request log keeps entries over 16 KiB on the heap (packed-texts.ts); the start command
- * bounds the heap (README, "The process and its resources"). Says so when a full log of the
+ * bounds the heap (docs/behaviour.md, "The process and its resources"). Says so when a full log of the
  * largest entries could take more than half of it.
  */
 function warnIfRequestLogOutgrowsHeap (config: Config): void {
