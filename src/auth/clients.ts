@@ -14,7 +14,7 @@ import { sha256 } from '../sha256.js'
 // of first requests with the same credentials once cost 64 MiB of RSS (and a derivation each). The
 // image fixes the threshold (MALLOC_MMAP_THRESHOLD_, docs/behaviour.md), so that derivations of
 // different secrets give their memory back too.
-const SCRYPT = { N: 16384, r: 8, p: 1 }
+export const SCRYPT = { N: 16384, r: 8, p: 1 }
 const KEY_LENGTH = 32
 
 /** Derives the stored key of a secret; injectable so tests can count derivations. */

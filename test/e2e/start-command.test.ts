@@ -13,6 +13,7 @@ import { iso31661, iso31662 } from 'iso-3166'
 import { Webhook } from 'standardwebhooks'
 import { basic, waitFor } from '../helpers.js'
 import { buildProblem } from '../../scripts/build-check.cjs'
+import { SCRYPT } from '../../src/auth/clients.js'
 import { startReceiver } from '../webhooks/support.js'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
@@ -56,9 +57,9 @@ t.test('the image\'s malloc threshold gives the memory of secret derivations bac
   }
   const setting = /^\s*MALLOC_MMAP_THRESHOLD_=(\d+)\s*$/m.exec(read('Dockerfile'))
   t.ok(setting, 'the image sets MALLOC_MMAP_THRESHOLD_')
-  // The derivation of src/auth/clients.ts (N=2^14, r=8: 16 MiB each), run as the server runs it.
+  // The derivation of src/auth/clients.ts (its parameters: 16 MiB each), run as the server runs it.
   const probe = 'const { scrypt } = require("node:crypto"); const rss = () => process.memoryUsage().rss / 2 ** 20;' +
-    'const derive = (i) => new Promise(r => scrypt("secret-" + i, "salt", 32, { N: 16384, r: 8, p: 1 }, r));' +
+    `const derive = (i) => new Promise(r => scrypt("secret-" + i, "salt", 32, ${JSON.stringify(SCRYPT)}, r));` +
     '(async () => { await derive(-1); const before = rss();' +
     ' for (let round = 0; round < 3; round++) await Promise.all([0, 1, 2, 3].map(i => derive(4 * round + i)));' +
     ' process.stdout.write(String(Math.round(rss() - before))) })()'
