@@ -33,7 +33,8 @@
 // symbols. V8's --cpu-prof counts time in native code outside JavaScript as idle, such as reading
 // sockets and parsing requests; perf counts everything, the kernel's TCP work too),
 // --against DIR (another checkout, built: its sandbox beside this build's, interleaved slice by
-// slice, each on SQLite and seeded alike, both started anew for each of the --runs rounds; prints
+// slice, each on a database of its own and seeded alike, both started anew for each of the --runs
+// rounds; on SQLite, or on PostgreSQL with --backends postgres, one replica each; prints
 // this build's requests/s over the other's per scenario, with quartiles, and both CPU figures, and
 // measures nothing else: how a change is measured through the machine's changes of speed).
 import { spawn, spawnSync, fork } from 'node:child_process'
@@ -826,7 +827,8 @@ async function runSetup (run, setup) {
 
 /**
  * --against DIR: this build's sandbox beside another build's (a checkout in DIR, built), both on
- * SQLite, each on a fresh database of its own and seeded alike, interleaved slice by slice as a
+ * SQLite (or both on the throwaway PostgreSQL with --backends postgres: a database each, one
+ * replica each), each on a fresh database of its own and seeded alike, interleaved slice by slice as a
  * scenario is beside the bare route (besideBaseline), with each build's own requests (its own
  * users and token). Each of the --runs rounds starts both anew (a process's own state, its
  * compiled code among it, varies from one start to the next). Prints, per scenario, this build's
@@ -837,12 +839,30 @@ async function runSetup (run, setup) {
 async function compareBuilds (against) {
   const other = resolve(against)
   if (!existsSync(join(other, 'dist', 'server.cjs'))) throw new Error(`--against: ${other} holds no build (run npm ci or npm run build there)`)
+  const backend = BACKENDS ?? ['sqlite']
+  if (backend.length !== 1 || !['sqlite', 'postgres'].includes(backend[0])) throw new Error('--against measures one backend: --backends sqlite (the default) or --backends postgres')
+  const onPostgres = backend[0] === 'postgres'
+  if (onPostgres) {
+    process.stderr.write('starting a throwaway PostgreSQL (scripts/pg-cluster.sh)\n')
+    cluster = { dir: mkdtempSync(join(tmpdir(), 'sandbox-bench-pg-')), stopped: false }
+    const why = await startCluster(cluster)
+    if (why !== undefined) {
+      cluster = undefined
+      throw new Error(why)
+    }
+  }
+  // A fresh database for each build and round: a file of its own, or a database of the cluster.
+  const database = async (name) => {
+    if (!onPostgres) return { DATABASE_PATH: join(dir, `${name}.db`) }
+    const db = `against_${name.replace(/-/g, '_')}`
+    await cluster.admin.unsafe(`CREATE DATABASE ${db}`)
+    return { DATABASE_URL: cluster.url.replace(/\/[^/]*$/, `/${db}`) }
+  }
   // Scenario key -> { name, ratios (every slice's), rounds (each round's median), cpu: [this, other] per round }
   const figures = new Map()
   for (let run = 1; run <= RUNS; run++) {
-    const files = [join(dir, `this-${run}.db`), join(dir, `other-${run}.db`)]
-    const [mine] = await startSandboxes(1, { DATABASE_PATH: files[0] }, join(dir, `profiles-this-${run}`))
-    const theirs = await startSandbox({ DATABASE_PATH: files[1] }, join(dir, `profiles-other-${run}`), other)
+    const [mine] = await startSandboxes(1, await database(`this-${run}`), join(dir, `profiles-this-${run}`))
+    const theirs = await startSandbox(await database(`other-${run}`), join(dir, `profiles-other-${run}`), other)
     try {
       const states = []
       for (const x of [mine, theirs]) {
@@ -868,7 +888,7 @@ async function compareBuilds (against) {
     }
   }
   const quantile = (xs, q) => { const v = [...xs].sort((a, b) => a - b); const i = (v.length - 1) * q; return v[Math.floor(i)] + (v[Math.ceil(i)] - v[Math.floor(i)]) * (i - Math.floor(i)) }
-  console.log(`\nThis build (${ROOT}) against ${other}: requests/s of this over that, ${RUNS} round(s) of ${SLICES} slices of ${SLICE} s, each between two of the other's`)
+  console.log(`\nThis build (${ROOT}) against ${other}, on ${onPostgres ? `PostgreSQL ${cluster.version} (one replica each; ${PG_DURABILITY})` : 'SQLite'}: requests/s of this over that, ${RUNS} round(s) of ${SLICES} slices of ${SLICE} s, each between two of the other's`)
   for (const f of figures.values()) {
     const cpuRatio = median(f.cpu.map(([mine, theirs]) => mine / theirs))
     console.log(`- ${f.name}: x${median(f.ratios).toFixed(3)} (quartiles ${quantile(f.ratios, 0.25).toFixed(3)} to ${quantile(f.ratios, 0.75).toFixed(3)}; rounds ${ratioList(f.rounds)}); ` +
