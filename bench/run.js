@@ -180,7 +180,12 @@ async function startSandbox (database, profiles, cwd = ROOT) {
   const port = await freePort()
   const started = process.hrtime.bigint()
   // A clean environment: nothing of the caller's (a rate limit, an admin token) changes the numbers.
-  const env = { PATH: process.env.PATH, HOME: process.env.HOME, PORT: String(port), HOST: '127.0.0.1', ...database, LOG_LEVEL: opts['log-level'], ...(opts['request-log-size'] === undefined ? {} : { REQUEST_LOG_SIZE: opts['request-log-size'] }), NODE_OPTIONS: [opts['node-options'], ...PERF_NODE_FLAGS].join(' ').trim() }
+  // On PostgreSQL, glibc's threshold for mappings of their own as the image and `npm run replicas`
+  // set it (docs/deployment.md): the replicas of a shared demo environment run so, and without it a
+  // client secret's derivation leaves its 16 MiB resident (docs/behaviour.md). SQLite's rows are
+  // `npm start` as a developer runs it, with nothing set.
+  const malloc = database.DATABASE_URL === undefined ? {} : { MALLOC_MMAP_THRESHOLD_: '4194304' }
+  const env = { PATH: process.env.PATH, HOME: process.env.HOME, PORT: String(port), HOST: '127.0.0.1', ...database, ...malloc, LOG_LEVEL: opts['log-level'], ...(opts['request-log-size'] === undefined ? {} : { REQUEST_LOG_SIZE: opts['request-log-size'] }), NODE_OPTIONS: [opts['node-options'], ...PERF_NODE_FLAGS].join(' ').trim() }
   // `npm start`, as a developer or CI starts it: the start-up figure includes npm's own start. When
   // profiling, node is run with the start script's arguments directly, so that the profile is the
   // server's and not npm's. Its own process group, so that stopping it stops npm's children too.
