@@ -17,8 +17,16 @@ import { spawn } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { dirname, extname, join, relative, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
+import { createRequire } from 'node:module'
 import { build } from 'esbuild'
 import { BUNDLES_VARIABLE, SERVER_VARIABLE, bundleOf } from './test-bundles.js'
+
+// A Node that cannot require() ES modules fails every test file the same way: say so once instead.
+const nodeProblem = createRequire(import.meta.url)('./node-check.cjs').nodeProblem()
+if (nodeProblem !== undefined) {
+  process.stderr.write(`${nodeProblem}\n`)
+  process.exit(1)
+}
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 const LOADERS = { '.ts': 'ts', '.mts': 'ts', '.js': 'js', '.mjs': 'js' }
