@@ -74,7 +74,7 @@ t.test('npm ci builds once; npm start only starts', async t => {
   const scripts = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts
   t.equal(scripts.prepare, 'npm run build', 'npm ci runs the build (prepare)')
   t.equal(scripts.prestart, undefined, 'no build at each start')
-  t.match(scripts.dev, /^tsx watch .*src\/server\.ts$/, 'npm run dev restarts on change')
+  t.match(scripts.dev, /^node scripts\/node-check\.cjs && tsx watch .*src\/server\.ts$/, 'npm run dev restarts on change, after the Node check')
 })
 
 /** Builds when the build is missing or older than the sources, as `npm start` would ask. */
