@@ -48,6 +48,7 @@ import { parseArgs } from 'node:util'
 import autocannon from 'autocannon'
 import postgres from 'postgres'
 import { summarize } from './cpuprofile.js'
+import { imageMallocEnv } from '../scripts/image-env.js'
 
 const { values: opts } = parseArgs({
   options: {
@@ -184,7 +185,7 @@ async function startSandbox (database, profiles, cwd = ROOT) {
   // set it (docs/deployment.md): the replicas of a shared demo environment run so, and without it a
   // client secret's derivation leaves its 16 MiB resident (docs/behaviour.md). SQLite's rows are
   // `npm start` as a developer runs it, with nothing set.
-  const malloc = database.DATABASE_URL === undefined ? {} : { MALLOC_MMAP_THRESHOLD_: '4194304' }
+  const malloc = database.DATABASE_URL === undefined ? {} : imageMallocEnv(ROOT)
   const env = { PATH: process.env.PATH, HOME: process.env.HOME, PORT: String(port), HOST: '127.0.0.1', ...database, ...malloc, LOG_LEVEL: opts['log-level'], ...(opts['request-log-size'] === undefined ? {} : { REQUEST_LOG_SIZE: opts['request-log-size'] }), NODE_OPTIONS: [opts['node-options'], ...PERF_NODE_FLAGS].join(' ').trim() }
   // `npm start`, as a developer or CI starts it: the start-up figure includes npm's own start. When
   // profiling, node is run with the start script's arguments directly, so that the profile is the
@@ -256,6 +257,21 @@ function stopCluster (cluster) {
   cluster.admin?.end({ timeout: 0 }).catch(() => {})
   spawnSync(CLUSTER_SCRIPT, ['stop', cluster.dir], { stdio: ['ignore', 'ignore', 'inherit'] })
   rmSync(cluster.dir, { recursive: true, force: true })
+}
+
+/** Starts the run's throwaway PostgreSQL as `cluster`; answers why not (`cluster` then undefined). */
+async function beginCluster () {
+  process.stderr.write('starting a throwaway PostgreSQL (scripts/pg-cluster.sh)\n')
+  cluster = { dir: mkdtempSync(join(tmpdir(), 'sandbox-bench-pg-')), stopped: false }
+  const why = await startCluster(cluster)
+  if (why !== undefined) cluster = undefined
+  return why
+}
+
+/** A new, empty database `name` on the cluster, as the sandbox's DATABASE_URL names it. */
+async function freshDatabase (name) {
+  await cluster.admin.unsafe(`CREATE DATABASE ${name}`)
+  return { DATABASE_URL: cluster.url.replace(/\/[^/]*$/, `/${name}`) }
 }
 
 async function startBaseline () {
@@ -732,8 +748,7 @@ async function runSetup (run, setup) {
     database = { DATABASE_PATH: join(dir, 'bench.db') }
   } else {
     dbName = `bench_${run}_${setup.replicas}`
-    await cluster.admin.unsafe(`CREATE DATABASE ${dbName}`)
-    database = { DATABASE_URL: cluster.url.replace(/\/[^/]*$/, `/${dbName}`) }
+    database = await freshDatabase(dbName)
   }
   const profiles = join(dir, `profiles-${run}${setup.file}`)
   const windows = []
@@ -848,21 +863,11 @@ async function compareBuilds (against) {
   if (backend.length !== 1 || !['sqlite', 'postgres'].includes(backend[0])) throw new Error('--against measures one backend: --backends sqlite (the default) or --backends postgres')
   const onPostgres = backend[0] === 'postgres'
   if (onPostgres) {
-    process.stderr.write('starting a throwaway PostgreSQL (scripts/pg-cluster.sh)\n')
-    cluster = { dir: mkdtempSync(join(tmpdir(), 'sandbox-bench-pg-')), stopped: false }
-    const why = await startCluster(cluster)
-    if (why !== undefined) {
-      cluster = undefined
-      throw new Error(why)
-    }
+    const why = await beginCluster()
+    if (why !== undefined) throw new Error(why)
   }
   // A fresh database for each build and round: a file of its own, or a database of the cluster.
-  const database = async (name) => {
-    if (!onPostgres) return { DATABASE_PATH: join(dir, `${name}.db`) }
-    const db = `against_${name.replace(/-/g, '_')}`
-    await cluster.admin.unsafe(`CREATE DATABASE ${db}`)
-    return { DATABASE_URL: cluster.url.replace(/\/[^/]*$/, `/${db}`) }
-  }
+  const database = async (name) => onPostgres ? await freshDatabase(`against_${name.replace(/-/g, '_')}`) : { DATABASE_PATH: join(dir, `${name}.db`) }
   // Scenario key -> { name, ratios (every slice's), rounds (each round's median), cpu: [this, other] per round }
   const figures = new Map()
   for (let run = 1; run <= RUNS; run++) {
@@ -915,11 +920,8 @@ let setups = []
 const began = Date.now()
 try {
   if (backends.includes('postgres')) {
-    process.stderr.write('starting a throwaway PostgreSQL (scripts/pg-cluster.sh)\n')
-    cluster = { dir: mkdtempSync(join(tmpdir(), 'sandbox-bench-pg-')), stopped: false }
-    const why = await startCluster(cluster)
+    const why = await beginCluster()
     if (why !== undefined) {
-      cluster = undefined
       // Asked for by name, PostgreSQL is required; by default, its absence only narrows the run.
       if (BACKENDS !== undefined) throw new Error(why)
       notes.push(`${why}: SQLite only (--backends sqlite,postgres needs PostgreSQL 15+ installed, or root to install it)`)

@@ -12,6 +12,7 @@ import { request, createServer } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { imageMallocEnv } from './image-env.js'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const count = Number(process.env.REPLICAS ?? 3)
@@ -33,7 +34,7 @@ for (let i = 0; i < count; i++) {
   const child = spawn(process.execPath, [...nodeFlags, join(root, 'scripts/start.cjs')], {
     env: {
       // As the image sets it (docs/behaviour.md, "A client secret's derivation"); yours wins.
-      MALLOC_MMAP_THRESHOLD_: '4194304',
+      ...imageMallocEnv(root),
       ...process.env,
       DATABASE_URL: databaseUrl,
       PORT: String(replicaPort),

@@ -13,6 +13,7 @@ import { iso31661, iso31662 } from 'iso-3166'
 import { Webhook } from 'standardwebhooks'
 import { basic, waitFor } from '../helpers.js'
 import { buildProblem } from '../../scripts/build-check.cjs'
+import { imageMallocEnv } from '../../scripts/image-env.js'
 import { SCRYPT } from '../../src/auth/clients.js'
 import { startReceiver } from '../webhooks/support.js'
 
@@ -55,8 +56,8 @@ t.test('the image\'s malloc threshold gives the memory of secret derivations bac
     t.comment('not glibc: MALLOC_MMAP_THRESHOLD_ does not apply')
     return
   }
-  const setting = /^\s*MALLOC_MMAP_THRESHOLD_=(\d+)\s*$/m.exec(read('Dockerfile'))
-  t.ok(setting, 'the image sets MALLOC_MMAP_THRESHOLD_')
+  const image = imageMallocEnv(ROOT)
+  t.match(image.MALLOC_MMAP_THRESHOLD_, /^\d+$/, 'the image sets MALLOC_MMAP_THRESHOLD_')
   // The derivation of src/auth/clients.ts (its parameters: 16 MiB each), run as the server runs it.
   const probe = 'const { scrypt } = require("node:crypto"); const rss = () => process.memoryUsage().rss / 2 ** 20;' +
     `const derive = (i) => new Promise(r => scrypt("secret-" + i, "salt", 32, ${JSON.stringify(SCRYPT)}, r));` +
@@ -65,7 +66,7 @@ t.test('the image\'s malloc threshold gives the memory of secret derivations bac
     ' process.stdout.write(String(Math.round(rss() - before))) })()'
   const grown = (env: Record<string, string>): number => Number(execFileSync(process.execPath, ['-e', probe], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '', ...env } }))
   const without = grown({})
-  const withIt = grown({ MALLOC_MMAP_THRESHOLD_: setting![1] })
+  const withIt = grown(image)
   t.ok(without >= 32, `without it, the derivations' memory stays (${without} MiB more)`)
   t.ok(withIt < 16, `with it, it goes back (${withIt} MiB more)`)
 })
