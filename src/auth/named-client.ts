@@ -1,10 +1,17 @@
 // The client a refused request named, for the request log and the failed-authentication limit:
 // the credentials' client id at the token endpoint, the claims of a verified but refused token.
 
-/** The client named by the credentials sent to the token endpoint; the secret is never kept. */
-export function tokenEndpointClient (body: unknown, header: unknown): string | null {
+/**
+ * The client named by the credentials sent to the token endpoint; the secret is never kept. `read`:
+ * the credentials the token route already took from the Basic header (its `basicCredentials`), so
+ * an answered token's entry does not decode the header a second time (about 2 % of a token's CPU);
+ * null when the route did not get that far (undefined outside the token route's scope: another
+ * method on its path), and the header is read here.
+ */
+export function tokenEndpointClient (body: unknown, header: unknown, read?: { id: string } | null): string | null {
   const form = body as Record<string, unknown> | undefined
   if (form !== null && typeof form === 'object' && typeof form.client_id === 'string') return form.client_id
+  if (read != null) return read.id
   if (typeof header !== 'string') return null
   const match = /^basic\s+([A-Za-z0-9+/]+={0,2})\s*$/i.exec(header)
   if (match === null) return null

@@ -70,7 +70,7 @@ const clientKey = (clientId: string | null): string[] => clientId === null ? [] 
 
 /** The keys a token endpoint request is counted and checked under: its address and the client its credentials name. */
 const tokenEndpointKeys = (request: FastifyRequest): string[] =>
-  [addressKey(request), ...clientKey(tokenEndpointClient(request.body, request.headers.authorization))]
+  [addressKey(request), ...clientKey(tokenEndpointClient(request.body, request.headers.authorization, request.basicCredentials))]
 
 const VERIFIED_BUT_REFUSED = new Set(['token_expired', 'token_revoked'])
 

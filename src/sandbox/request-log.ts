@@ -218,7 +218,7 @@ function clientOf (request: FastifyRequest, status: number, answer: string | nul
   const guarded = request.auth?.clientId ?? request.faultedClient ?? undefined
   if (guarded !== undefined) return guarded
   const header = request.headers.authorization
-  if (request.url.startsWith(TOKEN_ENDPOINT)) return tokenEndpointClient(request.body, header)
+  if (request.url.startsWith(TOKEN_ENDPOINT)) return tokenEndpointClient(request.body, header, request.basicCredentials)
   return status === 401 && answer !== null && VERIFIED_BUT_REFUSED.test(answer) ? refusedTokenClient(header) : null
 }
 

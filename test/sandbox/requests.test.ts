@@ -88,6 +88,28 @@ t.test('a request refused for an expired token still names its client', async t 
   t.same((await readLog(app, `?clientId=${DEMO_ID}&status=401`)).requests.map((e: { requestId: string }) => e.requestId), [expired.requestId])
 })
 
+t.test('the token endpoint\'s entries name the client its credentials name, however far the request got', async t => {
+  const app = await build(t)
+  const named = 'a client+with spaces'
+  const cases = [
+    // Answered, and refused at the secret: the route read Basic.
+    { status: 200, res: await tokenRequest(app, { grant_type: 'client_credentials' }, basic(DEMO_ID, DEMO_SECRET)), clientId: DEMO_ID },
+    { status: 401, res: await tokenRequest(app, { grant_type: 'client_credentials' }, basic(named, 'wrong')), clientId: named },
+    // Refused before Basic is read (the grant type), and with a header Basic cannot read.
+    { status: 400, res: await tokenRequest(app, { grant_type: 'password' }, basic(named, 'wrong')), clientId: named },
+    { status: 401, res: await tokenRequest(app, { grant_type: 'client_credentials' }, 'Basic !!'), clientId: null },
+    // Another method on the token's path never reaches the token route.
+    { status: 404, res: await app.inject({ method: 'GET', url: '/core/oauth2/token', headers: { authorization: basic(named, 'x') } }), clientId: named }
+  ]
+  const entries = (await readLog(app)).requests.reverse()
+  t.equal(entries.length, cases.length)
+  cases.forEach(({ status, res, clientId }, i) => {
+    t.equal(res.statusCode, status, `case ${i}: status`)
+    t.match(entries[i], { requestId: res.headers[REQUEST_ID], status, clientId }, `case ${i}: its entry`)
+    t.notMatch(JSON.stringify(entries[i]), /wrong|sandbox-demo-secret/, `case ${i}: no secret in the entry`)
+  })
+})
+
 t.test('long bodies are cut', async t => {
   const app = await build(t)
   await app.inject({ method: 'POST', url: '/_sandbox/fixtures', payload: { organizations: [{ id: 'x'.repeat(6000) }] } })
