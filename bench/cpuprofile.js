@@ -5,8 +5,8 @@
 // the profile started), so start-up and seeding do not drown a scenario. bench/run.js --cpu-prof
 // calls summarize() once per scenario.
 import { existsSync, readFileSync } from 'node:fs'
-import { parseArgs } from 'node:util'
 import { fileURLToPath } from 'node:url'
+import { benchArgs } from './args.js'
 
 // Shortens a URL to the part that names the package or the project file.
 function place (url) {
@@ -119,10 +119,10 @@ export function summarize (profile, { top = 30, from = 0, to = Infinity, title =
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const { values: opts, positionals } = parseArgs({
+  const { values: opts, positionals } = benchArgs(import.meta.url, {
     allowPositionals: true,
     options: { top: { type: 'string', default: '30' }, from: { type: 'string', default: '0' }, to: { type: 'string' } }
-  })
+  }, { numbers: { top: 1, from: 0, to: 0 } })
   if (positionals.length !== 1) {
     process.stderr.write('usage: node bench/cpuprofile.js <file.cpuprofile> [--top 30] [--from ms] [--to ms]\n')
     process.exit(2)

@@ -1,4 +1,4 @@
-// npm run bench [-- --duration 10 --warmup 2 --connections 50 --runs 3]
+// npm run bench [-- --duration 10 --warmup 2 --connections 50 --runs 3]   (--help: this text)
 // Starts the sandbox (compiled, file database, 1 000 users with metadata) and a bare Fastify
 // baseline on this machine, measures each scenario with autocannon after a warm-up, interleaved
 // with the baseline in 1 s slices (besideBaseline says why; the progress lines give each slice's
@@ -15,7 +15,7 @@
 // set-ups: that many sandbox processes on one fresh database each). The PostgreSQL rows are labelled
 // `[pg×1]`, `[pg×3]`; the SQLite rows and the targets check keep their meaning. The cluster is
 // started once and removed at the end, on an error or on Ctrl-C too.
-// Other flags: --only get,put (scenario keys: get, 304, put, patch, token, token-bare, catalogue, mixed, transactions), --users 1000, --log-level info,
+// Other flags: --only get,put (scenario keys: get, 304, put, patch, token, token-bare, catalogue, transactions, mixed), --users 1000, --log-level info,
 // --request-log-size N (the sandbox's REQUEST_LOG_SIZE; 0 turns its request log off; default: the sandbox's own, 1000),
 // --cpu-prof (profile the sandbox and print its self time per function and file; with several
 // replicas, the first one's),
@@ -44,13 +44,16 @@ import { cpus, tmpdir, totalmem } from 'node:os'
 import { join, resolve } from 'node:path'
 import { createServer } from 'node:net'
 import { fileURLToPath } from 'node:url'
-import { parseArgs } from 'node:util'
 import autocannon from 'autocannon'
 import postgres from 'postgres'
 import { summarize } from './cpuprofile.js'
 import { imageMallocEnv } from '../scripts/image-env.js'
+import { benchArgs } from './args.js'
 
-const { values: opts } = parseArgs({
+/** Every scenario's key, in the order they run (what --only takes; scenarios() checks its own against it). */
+const SCENARIO_KEYS = ['get', '304', 'put', 'patch', 'token', 'token-bare', 'catalogue', 'transactions', 'mixed']
+
+const { values: opts } = benchArgs(import.meta.url, {
   options: {
     duration: { type: 'string', default: '10' },
     warmup: { type: 'string', default: '2' },
@@ -68,6 +71,18 @@ const { values: opts } = parseArgs({
     replicas: { type: 'string', default: '1,3' },
     perf: { type: 'string' },
     against: { type: 'string' }
+  }
+}, {
+  numbers: { duration: 1, warmup: 0, connections: 1, runs: 1, users: 2, 'request-log-size': 0 },
+  check: (v) => {
+    for (const key of v.only?.split(',') ?? []) if (!SCENARIO_KEYS.includes(key)) return `--only: no scenario "${key}"; the scenarios: ${SCENARIO_KEYS.join(', ')}`
+    for (const b of v.backends?.split(',') ?? []) if (b !== 'sqlite' && b !== 'postgres') return `--backends: sqlite or postgres, not "${b}"`
+    for (const n of v.replicas.split(',').map(Number)) if (!Number.isInteger(n) || n < 1 || n > Number(v.connections)) return `--replicas: whole numbers from 1 to the connections, not "${v.replicas}"`
+    if (v.against !== undefined) {
+      if (!existsSync(join(resolve(v.against), 'dist', 'server.cjs'))) return `--against: ${resolve(v.against)} holds no build (run npm ci or npm run build there)`
+      if (v.backends?.includes(',')) return '--against measures one backend: --backends sqlite (the default) or --backends postgres'
+    }
+    return undefined
   }
 })
 const DURATION = Number(opts.duration)
@@ -92,9 +107,7 @@ if (PERF_DIR !== undefined) {
 /** Node's flag that writes the JIT's symbols where perf finds them (/tmp/perf-<pid>.map). */
 const PERF_NODE_FLAGS = PERF_DIR === undefined ? [] : ['--perf-basic-prof']
 const BACKENDS = opts.backends === undefined ? undefined : opts.backends.split(',')
-for (const b of BACKENDS ?? []) if (b !== 'sqlite' && b !== 'postgres') throw new Error(`--backends: sqlite or postgres, not "${b}"`)
 const REPLICAS = [...new Set(opts.replicas.split(',').map(Number))]
-for (const n of REPLICAS) if (!Number.isInteger(n) || n < 1 || n > CONNECTIONS) throw new Error(`--replicas: whole numbers from 1 to the connections, not "${opts.replicas}"`)
 // Users whose metadata no write touches: the 304 requests keep matching their ETags.
 const HOT = Math.min(200, Math.floor(USERS / 2))
 // The sandbox starts with `npm start`; a profiled run starts the start script's command itself.
@@ -623,6 +636,12 @@ async function seedPlainClient (url) {
 }
 
 function scenarios (state) {
+  const list = scenarioList(state)
+  for (const { key } of list) if (!SCENARIO_KEYS.includes(key)) throw new Error(`bench/run.js: the scenario "${key}" is missing from SCENARIO_KEYS`)
+  return list
+}
+
+function scenarioList (state) {
   const { token, users, etags, traders, plainClient } = state
   const auth = `Bearer ${token}`
   const hot = [...etags.keys()]
@@ -858,9 +877,7 @@ async function runSetup (run, setup) {
  */
 async function compareBuilds (against) {
   const other = resolve(against)
-  if (!existsSync(join(other, 'dist', 'server.cjs'))) throw new Error(`--against: ${other} holds no build (run npm ci or npm run build there)`)
   const backend = BACKENDS ?? ['sqlite']
-  if (backend.length !== 1 || !['sqlite', 'postgres'].includes(backend[0])) throw new Error('--against measures one backend: --backends sqlite (the default) or --backends postgres')
   const onPostgres = backend[0] === 'postgres'
   if (onPostgres) {
     const why = await beginCluster()
