@@ -17,21 +17,22 @@ export function openingComment (source) {
 }
 
 /**
- * parseArgs over `argv` for the script at `scriptUrl` (its import.meta.url). `numbers` names the
+ * parseArgs over the command line of the script at `scriptUrl` (its import.meta.url). `numbers` names the
  * options that must be numbers when given, each with its least value; `check` looks at the values
  * and answers what is wrong with them, if anything. Answers parseArgs' result, or prints the manual
  * (`--help`) or the problem, and exits.
  */
-export function benchArgs (scriptUrl, config, { numbers = {}, check = () => undefined, argv = process.argv.slice(2), exit = process.exit } = {}) {
+export function benchArgs (scriptUrl, config, { numbers = {}, check = () => undefined } = {}) {
+  const argv = process.argv.slice(2)
   const file = fileURLToPath(scriptUrl)
   const name = relative(process.cwd(), file).startsWith('..') ? basename(file) : relative(process.cwd(), file)
   const fail = (message) => {
     process.stderr.write(`${name}: ${message} (--help lists the options)\n`)
-    return exit(2)
+    return process.exit(2)
   }
   if (argv.includes('--help') || argv.includes('-h')) {
     process.stdout.write(openingComment(readFileSync(file, 'utf8')) + '\n')
-    return exit(0)
+    return process.exit(0)
   }
   let parsed
   try {
