@@ -20,7 +20,7 @@ import { accountNotFound, accountsOf } from '../accounts/service.js'
 import { ledgerOf, transactionView } from '../transactions/service.js'
 import type { AccountRecord } from '../accounts/store.js'
 import type { HistoricalBalanceInterval, Performance, PerformanceInterval } from '../../schemas/portfolio.js'
-import { ledgerReaderOf, type UserPosting } from '../transactions/reader.js'
+import { ledgerReaderOf, type HeldAt, type UserPosting } from '../transactions/reader.js'
 
 const ZERO = new Decimal(0)
 const HOUR = 3_600_000
@@ -140,32 +140,30 @@ export async function overview (app: FastifyInstance, userId: string, v: Valuer,
 /** Which postings a series reads: all the user's, one asset's or one account's. */
 export type Scope = { kind: 'portfolio' } | { kind: 'asset', asset: string } | { kind: 'account', account: AccountRecord }
 
-const inScope = (scope: Scope) => (p: UserPosting): boolean =>
+const inScope = (scope: Scope) => (p: { asset: string, accountId: string }): boolean =>
   scope.kind === 'portfolio' ? true : scope.kind === 'asset' ? p.asset === scope.asset : p.accountId === scope.account.id
 
+/** The balances by asset of accounts as they stood. */
+const heldByAsset = (held: HeldAt[]): Map<string, Amounts> =>
+  byAsset(held.map(h => ({ asset: h.asset, total: h.totalAfter, available: h.availableAfter })))
+
 /**
- * The balances by asset at each instant (ascending): each account's is what its last posting at or
- * before the instant left; undefined before the scope's first posting.
+ * The balances by asset at each instant, from the accounts' states there: each account's is what
+ * its last posting at or before the instant left; undefined before the scope's first posting. The
+ * read is one index seek per instant and account, not the user's history.
  */
-export function balancesAt (postings: UserPosting[], instants: number[]): Array<Map<string, Amounts> | undefined> {
-  const accounts = new Map<string, { asset: string, total: string, available: string }>()
-  const out: Array<Map<string, Amounts> | undefined> = []
-  let i = 0
-  for (const t of instants) {
-    while (i < postings.length && postings[i].at <= t) {
-      const p = postings[i++]
-      accounts.set(p.accountId, { asset: p.asset, total: p.totalAfter, available: p.availableAfter })
-    }
-    out.push(accounts.size === 0 ? undefined : byAsset([...accounts.values()]))
-  }
-  return out
+async function balancesAt (app: FastifyInstance, userId: string, instants: number[], scope: Scope): Promise<Array<Map<string, Amounts> | undefined>> {
+  const held = (await ledgerReaderOf(app).heldAt(userId, instants)).filter(inScope(scope))
+  return instants.map(t => {
+    const then = held.filter(h => h.at === t)
+    return then.length === 0 ? undefined : heldByAsset(then)
+  })
 }
 
 export async function historicalBalance (app: FastifyInstance, userId: string, v: Valuer, scope: Scope, interval: HistoricalBalanceInterval, includeBase: boolean) {
   const now = app.clock.now()
   const instants = historyInstants(interval, now)
-  const postings = (await ledgerReaderOf(app).postings(userId, now)).filter(inScope(scope))
-  const points = balancesAt(postings, instants)
+  const points = await balancesAt(app, userId, instants, scope)
   return {
     historicalBalance: instants.map((t, i) => {
       const timestamp = new Date(t).toISOString()
@@ -191,7 +189,7 @@ export async function historicalBalance (app: FastifyInstance, userId: string, v
 
 interface Movement { at: number, units: Decimal, origin: UserPosting['origin'] }
 
-/** The scope's postings as movements of units: the net change of the total per transaction (holds move none). */
+/** The scope's postings as movements of units: the net change of the total per transaction. */
 function movements (postings: UserPosting[]): Movement[] {
   const out: Array<Movement & { transactionId: string }> = []
   for (const p of postings) {
@@ -203,19 +201,20 @@ function movements (postings: UserPosting[]): Movement[] {
 }
 
 /**
- * Units held and what they cost, by average cost, for postings of one asset. With a window
- * start, the units held then count as bought at their value then.
+ * What a performance reads: the accounts' states at the start of its window (`opening`) and the
+ * postings after it; all time, no opening and the whole history (average cost needs every
+ * acquisition). A windowed read is as long as the window, not as the user's history.
  */
-export function averageCost (v: Valuer, asset: string, postings: UserPosting[], windowStart: number | undefined): { units: Decimal, cost: Decimal } {
-  let units = ZERO
-  let cost = ZERO
-  let restarted = windowStart === undefined
-  const restart = (): void => {
-    cost = units.isZero() ? ZERO : units.times(priceOf(v, asset, windowStart!) ?? ZERO)
-    restarted = true
-  }
+interface Span { opening: HeldAt[], postings: UserPosting[] }
+
+/**
+ * Units held and what they cost, by average cost, for one asset's span: with a window start, the
+ * units held then (the opening's totals) count as bought at their value then.
+ */
+export function averageCost (v: Valuer, asset: string, { opening, postings }: Span, windowStart: number | undefined): { units: Decimal, cost: Decimal } {
+  let units = sum(opening.map(h => new Decimal(h.totalAfter)))
+  let cost = units.isZero() || windowStart === undefined ? ZERO : units.times(priceOf(v, asset, windowStart) ?? ZERO)
   for (const m of movements(postings)) {
-    if (!restarted && m.at > windowStart!) restart()
     if (m.units.isPositive()) {
       const paid = m.origin !== undefined && m.origin.asset !== asset
         ? priceOf(v, m.origin.asset, m.at)?.times(m.origin.amount)
@@ -229,15 +228,14 @@ export function averageCost (v: Valuer, asset: string, postings: UserPosting[], 
       if (units.isZero()) cost = ZERO
     }
   }
-  if (!restarted) restart()
   return { units, cost }
 }
 
 interface ExactPerformance { averagePricePaid: Decimal, totalInvested: Decimal, unrealizedGains: Decimal }
 
-function performanceOf (v: Valuer, asset: string, postings: UserPosting[], interval: PerformanceInterval, now: number): ExactPerformance {
-  const window = WINDOWS[interval]
-  const { units, cost } = averageCost(v, asset, postings, window === undefined ? undefined : now - window)
+function performanceOf (v: Valuer, asset: string, span: PerformanceSpan, scope: Scope): ExactPerformance {
+  const { now, windowStart } = span
+  const { units, cost } = averageCost(v, asset, { opening: span.opening.filter(inScope(scope)), postings: span.postings.filter(inScope(scope)) }, windowStart)
   return {
     averagePricePaid: units.isZero() ? ZERO : cost.div(units),
     totalInvested: cost,
@@ -264,16 +262,25 @@ const exactPerformanceView = (p: ExactPerformance): Performance => ({
   unrealizedGains: exact(p.unrealizedGains)
 })
 
-/** What a performance request reads: the user's postings up to now. */
-async function postingsNow (app: FastifyInstance, userId: string): Promise<{ postings: UserPosting[], now: number }> {
+interface PerformanceSpan extends Span { now: number, windowStart: number | undefined }
+
+/**
+ * What a performance request reads: with a window, the accounts' state at its start and the
+ * postings in it; all time, every posting up to now (average cost needs each acquisition).
+ */
+async function performanceSpan (app: FastifyInstance, userId: string, interval: PerformanceInterval): Promise<PerformanceSpan> {
   const now = app.clock.now()
-  return { postings: await ledgerReaderOf(app).postings(userId, now), now }
+  const window = WINDOWS[interval]
+  const reader = ledgerReaderOf(app)
+  if (window === undefined) return { opening: [], postings: await reader.postings(userId, now), now, windowStart: undefined }
+  const windowStart = now - window
+  return { opening: await reader.heldAt(userId, [windowStart]), postings: await reader.postings(userId, now, windowStart), now, windowStart }
 }
 
 export async function portfolioPerformance (app: FastifyInstance, userId: string, v: Valuer, interval: PerformanceInterval) {
-  const { postings, now } = await postingsNow(app, userId)
-  const assets = [...new Set(postings.map(p => p.asset))].sort()
-  const each = assets.map(asset => performanceView(v, performanceOf(v, asset, postings.filter(p => p.asset === asset), interval, now)))
+  const span = await performanceSpan(app, userId, interval)
+  const assets = [...new Set([...span.opening, ...span.postings].map(p => p.asset))].sort()
+  const each = assets.map(asset => performanceView(v, performanceOf(v, asset, span, { kind: 'asset', asset })))
   return {
     performance: {
       totalInvested: figure(v, sum(each.map(p => new Decimal(p.totalInvested)))),
@@ -283,16 +290,16 @@ export async function portfolioPerformance (app: FastifyInstance, userId: string
 }
 
 export async function assetsPerformance (app: FastifyInstance, userId: string, v: Valuer, assets: string[], interval: PerformanceInterval): Promise<Record<string, Performance>> {
-  const { postings, now } = await postingsNow(app, userId)
+  const span = await performanceSpan(app, userId, interval)
   const out: Record<string, Performance> = {}
-  for (const asset of assets) out[asset] = exactPerformanceView(performanceOf(v, asset, postings.filter(p => p.asset === asset), interval, now))
+  for (const asset of assets) out[asset] = exactPerformanceView(performanceOf(v, asset, span, { kind: 'asset', asset }))
   return out
 }
 
 export async function accountsPerformance (app: FastifyInstance, userId: string, v: Valuer, accounts: AccountRecord[], interval: PerformanceInterval): Promise<Record<string, Performance>> {
-  const { postings, now } = await postingsNow(app, userId)
+  const span = await performanceSpan(app, userId, interval)
   const out: Record<string, Performance> = {}
-  for (const a of accounts) out[a.id] = performanceView(v, performanceOf(v, a.asset, postings.filter(p => p.accountId === a.id), interval, now))
+  for (const a of accounts) out[a.id] = performanceView(v, performanceOf(v, a.asset, span, { kind: 'account', account: a }))
   return out
 }
 
@@ -328,8 +335,8 @@ function ratesAt (v: Valuer, assets: string[], ms: number): Record<string, strin
 }
 
 export async function portfolioStatement (app: FastifyInstance, userId: string, v: Valuer, period: Period) {
-  const [assets] = balancesAt(await ledgerReaderOf(app).postings(userId, period.to), [period.to])
-  const holdings = [...(assets ?? new Map<string, Amounts>()).entries()]
+  const held = heldByAsset(await ledgerReaderOf(app).heldAt(userId, [period.to]))
+  const holdings = [...held.entries()]
     .filter(([, a]) => !a.total.isZero())
     .map(([asset, a]) => ({ asset, total: baseAmount(v, asset, a.total) }))
   return { statement: { period: periodView(period), rates: ratesAt(v, holdings.map(h => h.asset), period.to), holdings } }

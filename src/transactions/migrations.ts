@@ -16,6 +16,15 @@ CREATE INDEX transaction_parties_completed ON transaction_parties(organization_i
   WHERE completed_at IS NOT NULL;
 `
 
+// The portfolio's balances at an instant (the start of a history or of a performance period, the
+// end of a statement's month) read each account's last posting at or before it through this index,
+// where they read the user's whole history. It takes the place of (account_id, seq), which no
+// statement read.
+const POSTINGS_BY_ACCOUNT_TIME = `
+DROP INDEX ledger_postings_account;
+CREATE INDEX ledger_postings_account_at ON ledger_postings(account_id, at, seq);
+`
+
 const OPEN_BY_ACCOUNT = `
 -- Transactions in progress (processing or on hold) by the account funds move from and to.
 CREATE INDEX transactions_open_origin ON transactions(origin_account_id) WHERE status IN ('processing', 'on-hold');
@@ -300,4 +309,8 @@ ALTER TABLE transaction_parties ADD COLUMN completed_at TEXT COLLATE "C";
 UPDATE transaction_parties p SET completed_at = t.completed_at FROM transactions t
   WHERE t.id = p.transaction_id AND t.status = 'completed';
 ${COMPLETED_INDEX}`
+}, {
+  name: '007-postings-by-account-time',
+  sql: POSTINGS_BY_ACCOUNT_TIME,
+  postgres: POSTINGS_BY_ACCOUNT_TIME
 }]

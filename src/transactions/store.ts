@@ -256,8 +256,6 @@ export interface LedgerStore {
   /** Pending RFIs created at or before `cutoff` (ISO), oldest first: the ones expiring. */
   staleRfis (cutoff: string, limit: number, scope: DueScope): Promise<Array<{ transactionId: string, id: string }>>
 
-  /** The postings of every account of the user up to `until` (ms), oldest first: the portfolio's history. */
-  userPostings (userId: string, until: number): Promise<Array<{ accountId: string, asset: string, total: string, available: string, totalAfter: string, availableAfter: string, at: number, transactionId: string }>>
   /** The balance of each of the user's accounts the ledger has touched. */
   userBalances (userId: string): Promise<Array<{ accountId: string, asset: string, total: string, available: string }>>
   /** Every posting of a transaction (the property tests check they sum to zero per asset). */
@@ -344,8 +342,6 @@ export function ledgerStore (db: Db): LedgerStore {
   const closeRfis = db.prepare("UPDATE transaction_rfis SET status = ?, updated_at = ? WHERE transaction_id = ? AND status = 'pending'")
   const partyOf = db.prepare<[string, string, string], number>('SELECT 1 FROM transaction_parties WHERE transaction_id = ? AND organization_id = ? AND user_id = ? LIMIT 1').pluck()
   const pendingRfis = db.prepare<[string], number>("SELECT count(*) FROM transaction_rfis WHERE transaction_id = ? AND status = 'pending'").pluck()
-  const userPostings = db.prepare<[string, number], { account_id: string, asset: string, total: string, available: string, total_after: string, available_after: string, at: number, transaction_id: string }>(
-    'SELECT account_id, asset, total, available, total_after, available_after, at, transaction_id FROM ledger_postings WHERE user_id = ? AND at <= ? ORDER BY at, seq')
   const userBalances = db.prepare<[string], { account_id: string, asset: string, total: string, available: string }>(
     'SELECT account_id, asset, total, available FROM ledger_balances WHERE user_id = ? ORDER BY account_id')
   const postingsOf = db.prepare<[string], { account_id: string, asset: string, total: string, available: string }>(
@@ -665,11 +661,6 @@ export function ledgerStore (db: Db): LedgerStore {
       return (await staleRfis.all(cutoff, ...dueScopeParams(scope), limit)).map(r => ({ transactionId: r.transaction_id, id: r.id }))
     },
 
-    async userPostings (userId, until) {
-      return (await userPostings.all(userId, until)).map(p => ({
-        accountId: p.account_id, asset: p.asset, total: p.total, available: p.available, totalAfter: p.total_after, availableAfter: p.available_after, at: p.at, transactionId: p.transaction_id
-      }))
-    },
     async userBalances (userId) {
       return (await userBalances.all(userId)).map(b => ({ accountId: b.account_id, asset: b.asset, total: b.total, available: b.available }))
     },

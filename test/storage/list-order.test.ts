@@ -23,7 +23,9 @@ t.test('no page the stores read is sorted whole', async t => {
   const pages = [...prepared].filter(([sql]) => /\bORDER BY\b[^()]*\bLIMIT\b/i.test(sql) || /\bLIMIT \?\s*OFFSET \?\)/.test(sql))
   // The lists named above are among them, so the filter cannot pass by finding nothing.
   for (const list of [/FROM transaction_parties WHERE organization_id = \? AND user_id = \?/, /FROM transactions ORDER BY created_ms DESC/, /FROM users ORDER BY created_at DESC/, /FROM users WHERE organization_id = \? ORDER BY created_at DESC/,
-    /FROM transaction_parties WHERE organization_id = \? AND user_id = \? AND completed_at IS NOT NULL/]) {
+    /FROM transaction_parties WHERE organization_id = \? AND user_id = \? AND completed_at IS NOT NULL/,
+    // The portfolio's balances at an instant: each account's last posting then, by its index by time.
+    /FROM ledger_postings q WHERE q\.account_id = b\.account_id AND q\.at <= i\.at/]) {
     t.ok(pages.some(([sql]) => list.test(sql)), `a page is read by ${String(list)}`)
   }
   for (const [sql, db] of pages) {
