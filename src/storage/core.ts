@@ -250,7 +250,10 @@ export function userStore (db: Db): UserStore {
     postgres: "SELECT coalesce(record::jsonb ->> 'type', 'individual') FROM users WHERE id = ? AND organization_id = ?"
   }).pluck()
   const byEmail = db.prepare<[string, string], UserRow>('SELECT id, organization_id, email, record, created_at FROM users WHERE organization_id = ? AND email_key = ?')
-  const list = db.prepare<[string], UserRow>('SELECT id, organization_id, email, record, created_at FROM users WHERE organization_id = ? ORDER BY created_at, id')
+  // By the users_organization_recent and users_recent indexes (the KYC area's migrations).
+  const recentOfOrganization = db.prepare<[string, number], UserRow>(
+    'SELECT id, organization_id, email, record, created_at FROM users WHERE organization_id = ? ORDER BY created_at DESC, id LIMIT ?')
+  const recentOfAll = db.prepare<[number], UserRow>('SELECT id, organization_id, email, record, created_at FROM users ORDER BY created_at DESC, id LIMIT ?')
   const phoneOwner = db.prepare<[string, string], number>({
     sqlite: "SELECT 1 FROM users WHERE organization_id = ? AND json_extract(record, '$.phone.number') = ? LIMIT 1",
     postgres: "SELECT 1 FROM users WHERE organization_id = ? AND record::jsonb #>> '{phone,number}' = ? LIMIT 1"
@@ -290,7 +293,9 @@ export function userStore (db: Db): UserStore {
       return row === undefined ? undefined : toUser(row)
     },
     async phoneTaken (org, number) { return await phoneOwner.get(org, number) !== undefined },
-    async list (org) { return (await list.all(org)).map(toUser) },
+    async recent (org, limit) {
+      return (org === undefined ? await recentOfAll.all(limit) : await recentOfOrganization.all(org, limit)).map(toUser)
+    },
     async create (u, newEvents, metadata) {
       return await write(async () => {
         const info = await insert.run(u.id, u.organizationId, u.email, emailKey(u.email), JSON.stringify(u.record), u.createdAt)

@@ -132,7 +132,8 @@ export interface UserStore {
   findByEmail (organizationId: string, email: string): Promise<UserRecord | undefined>
   /** Whether a user of the organization has this phone number (declared at creation or by KYC). */
   phoneTaken (organizationId: string, number: string): Promise<boolean>
-  list (organizationId: string): Promise<UserRecord[]>
+  /** The newest users (of the organization, or of every one), newest first, at most `limit`: read in an index's order. */
+  recent (organizationId: string | undefined, limit: number): Promise<UserRecord[]>
   /**
    * Creates the user and records its events in one transaction. Returns undefined when the
    * e-mail (case-insensitive) is already taken in the organization. `metadata`, when given, is

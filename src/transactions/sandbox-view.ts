@@ -46,7 +46,7 @@ export async function ledgerView (app: FastifyInstance): Promise<void> {
     method: 'GET',
     url: '/_sandbox/ledger',
     summary: 'List users\' accounts and transactions',
-    description: `The users (of \`organizationId\`, or of every organization; at most ${USERS}) with their accounts (at most ${ACCOUNTS} each) and balances, ` +
+    description: `The newest ${USERS} users (of \`organizationId\`, or of every organization), newest first, with their accounts (at most ${ACCOUNTS} each) and balances, ` +
       `and the newest ${TRANSACTIONS} transactions with their status. The dashboard shows them, with the control actions of each pending transaction. ` +
       'An organization\'s control token sees its own organization only.',
     acts: 'organization',
@@ -54,21 +54,17 @@ export async function ledgerView (app: FastifyInstance): Promise<void> {
     responses: { 200: { description: 'The users\' accounts and the transactions.', ...LedgerView } }
   }, async (request) => {
     const organizationId = callerOrganization(request, request.query.organizationId)
-    const organizations = organizationId === undefined ? (await app.storage.organizations.list()).map(o => o.id) : [organizationId]
     const accounts = accountsOf(app)
     const ledger = ledgerOf(app)
     const users = []
-    for (const org of organizations) {
-      for (const user of await app.storage.users.list(org)) {
-        if (users.length >= USERS) break
-        const own = await accounts.list(org, user.id, undefined, 0, ACCOUNTS)
-        users.push({
-          id: user.id,
-          organizationId: org,
-          email: user.email,
-          accounts: await Promise.all(own.map(async a => ({ id: a.id, label: a.label, asset: a.asset, archived: a.archivedAt !== null, balance: await ledger.balance(a.id) })))
-        })
-      }
+    for (const user of await app.storage.users.recent(organizationId, USERS)) {
+      const own = await accounts.list(user.organizationId, user.id, undefined, 0, ACCOUNTS)
+      users.push({
+        id: user.id,
+        organizationId: user.organizationId,
+        email: user.email,
+        accounts: await Promise.all(own.map(async a => ({ id: a.id, label: a.label, asset: a.asset, archived: a.archivedAt !== null, balance: await ledger.balance(a.id) })))
+      })
     }
     const pendingRfi = async (t: TransactionRecord): Promise<string | undefined> =>
       t.status === 'on-hold' ? (await ledger.rfis(t.id)).find(r => r.status === 'pending')?.id : undefined

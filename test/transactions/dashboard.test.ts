@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createTransaction, deposit, ledgerOf } from '../../src/transactions/service.js'
 import { ownDocumentChecker } from '../catalogue/openapi-check.js'
-import { DEMO_ORG, makeUser, waitFor } from '../helpers.js'
+import { randomUUID } from 'node:crypto'
+import { DEMO_ORG, build, makeUser, waitFor } from '../helpers.js'
 import { quoteSetup, type QuoteSetup } from '../quotes/support.js'
 import { launchBrowser, withoutChromium } from '../browser.js'
 
@@ -134,4 +135,18 @@ t.test('the dashboard shows balances and transactions, and completes a pending o
   t.pass('the hold released')
   await page.screenshot({ path: join(tmpdir(), 'dashboard-ledger.png'), fullPage: true })
   t.same(problems, [], 'no script errors')
+})
+
+t.test('GET /_sandbox/ledger: the newest 200 users, newest first, read without the rest', async t => {
+  const app = await build(t)
+  const org = randomUUID()
+  const made: string[] = []
+  for (let i = 0; i < 201; i++) {
+    made.push((await makeUser(app, org)).id)
+    await app.inject({ method: 'POST', url: '/_sandbox/clock', payload: { advanceSeconds: 1 } })
+  }
+  const newest = made.slice(1).reverse()
+  const ids = (view: { users: Array<{ id: string }> }): string[] => view.users.map(u => u.id)
+  t.same(ids((await app.inject({ method: 'GET', url: `/_sandbox/ledger?organizationId=${org}` })).json()), newest, 'the organization\'s newest 200: the first one made is left out')
+  t.same(ids((await app.inject({ method: 'GET', url: '/_sandbox/ledger' })).json()), newest, 'of every organization: the same 200, the newest of all')
 })

@@ -30,7 +30,7 @@ async function setup (t: Parameters<typeof build>[0], overrides = {}) {
   return { app, token, create }
 }
 
-const usersOf = async (app: FastifyInstance, org = DEMO_ORG) => app.storage.users.list(org)
+const usersOf = async (app: FastifyInstance, org = DEMO_ORG) => app.storage.users.recent(org, 1000)
 // The outbox itself: the webhook dispatcher may already have handed an event on (it stays, marked).
 const createdEvents = async (app: FastifyInstance) =>
   (await app.storage.db.prepare<[], { id: string, organization_id: string, payload: string }>("SELECT id, organization_id, payload FROM events WHERE type = 'core.user.created' ORDER BY seq").all())
