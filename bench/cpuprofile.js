@@ -122,11 +122,12 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const { values: opts, positionals } = benchArgs(import.meta.url, {
     allowPositionals: true,
     options: { top: { type: 'string', default: '30' }, from: { type: 'string', default: '0' }, to: { type: 'string' } }
-  }, { numbers: { top: 1, from: 0, to: 0 } })
-  if (positionals.length !== 1) {
-    process.stderr.write('usage: node bench/cpuprofile.js <file.cpuprofile> [--top 30] [--from ms] [--to ms]\n')
-    process.exit(2)
-  }
+  }, {
+    numbers: { top: 1, from: 0, to: 0 },
+    check: (values, files) => files.length !== 1
+      ? `one profile file, not ${files.length}: node bench/cpuprofile.js <file.cpuprofile> [--top 30] [--from ms] [--to ms]`
+      : existsSync(files[0]) ? undefined : `no such profile file: ${files[0]}`
+  })
   const profile = JSON.parse(readFileSync(positionals[0], 'utf8'))
   console.log(summarize(profile, { top: Number(opts.top), from: Number(opts.from), to: opts.to === undefined ? Infinity : Number(opts.to), title: `${positionals[0]}: ` }))
 }
