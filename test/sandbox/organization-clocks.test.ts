@@ -451,3 +451,20 @@ t.test('organizations\' clocks are kept across a restart, a frozen one where the
   t.ok(Math.abs(seconds(aAfter.now, globalAgain) - 3600) < 1, `A is still an hour ahead of the global clock (${seconds(aAfter.now, globalAgain)} s)`)
   t.same(await clockOf(again, b), bBefore, 'B still stands where the global move put it')
 })
+
+t.test('a move of the running global clock moves a frozen organization by exactly as much, however time passes while it moves', async t => {
+  // A machine whose time moves a millisecond at every read.
+  let machine = Date.UTC(2031, 0, 1)
+  const clock = new Clock(() => machine++)
+  clock.setOrganization('org-a', { offsetMs: 0, frozenAt: Date.UTC(2031, 5, 1) })
+  const before = clock.globalNow()
+  clock.advance(7200)
+  t.equal(clock.nowFor('org-a'), Date.UTC(2031, 5, 1) + 7_200_000, 'the frozen organization: exactly two hours on')
+  const after = clock.globalNow()
+  t.ok(after - before >= 7_200_000 && after - before < 7_200_010, `the global clock runs on from two hours later (${after - before} ms)`)
+  const shifts: Array<number | undefined> = []
+  clock.on('change', (change: { shiftMs?: number }) => shifts.push(change.shiftMs))
+  clock.advance(-60)
+  t.same(shifts, [-60_000], 'the move it reports (stored for the replicas) is the amount asked')
+  t.equal(clock.nowFor('org-a'), Date.UTC(2031, 5, 1) + 7_140_000)
+})
