@@ -3,7 +3,7 @@
 // line on stderr and exit code 2, before anything is started or measured.
 import t from 'tap'
 import { spawnSync } from 'node:child_process'
-import { mkdtempSync, readFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, readdirSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -11,8 +11,13 @@ import { fileURLToPath } from 'node:url'
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 const run = (script: string, ...args: string[]) => spawnSync(process.execPath, [script, ...args], { cwd: ROOT, encoding: 'utf8', timeout: 30_000 })
 
+// The scripts that read their command line through bench/args.js.
+const SCRIPTS = readdirSync(join(ROOT, 'bench')).filter(f => f.endsWith('.js') && readFileSync(join(ROOT, 'bench', f), 'utf8').includes('benchArgs(import.meta.url'))
+  .map(f => `bench/${f}`)
+
 t.test('--help prints the opening comment of each script, and exits 0', async t => {
-  for (const script of ['bench/run.js', 'bench/cpuprofile.js']) {
+  t.ok(['bench/run.js', 'bench/cpuprofile.js', 'bench/history.js'].every(s => SCRIPTS.includes(s)), `the scripts found: ${SCRIPTS.join(', ')}`)
+  for (const script of SCRIPTS) {
     const opening = readFileSync(join(ROOT, script), 'utf8').split('\n').filter((line, i, all) => all.slice(0, i + 1).every(l => l.startsWith('//')))
     const help = run(script, '--help')
     t.equal(help.status, 0, script)
@@ -47,6 +52,9 @@ t.test('a bad command line is one line and exit code 2, with nothing measured', 
   const profile = run('bench/cpuprofile.js', 'some.cpuprofile', '--top', 'all')
   t.equal(profile.status, 2)
   t.match(profile.stderr, /^bench\/cpuprofile\.js: --top takes a number of at least 1, not "all" \(--help lists the options\)\n$/)
+  const history = run('bench/history.js', '--trades', 'many')
+  t.equal(history.status, 2)
+  t.match(history.stderr, /^bench\/history\.js: --trades takes a number of at least 0, not "many" \(--help lists the options\)\n$/)
   const noFile = run('bench/cpuprofile.js')
   t.equal(noFile.status, 2)
   t.match(noFile.stderr, /^bench\/cpuprofile\.js: one profile file, not 0: node bench\/cpuprofile\.js <file\.cpuprofile> \[--top 30\] \[--from ms\] \[--to ms\] \(--help lists the options\)\n$/)
