@@ -1,7 +1,8 @@
 // The ledger's read model for other areas (the portfolio and its statements), read-only: a user's
 // running balances, what their accounts held at given instants, the postings that moved their
-// totals with what each transaction paid, and the transactions that completed in a statement period. The tables are this area's
-// (migrations.ts); every statement is prepared once, here, so no other area holds their SQL.
+// totals with what each transaction paid, and the transactions that completed in a statement
+// period. The tables are this area's (migrations.ts); every statement is prepared once, here, so no
+// other area holds their SQL.
 import type { FastifyInstance } from 'fastify'
 import type { Db } from '../storage/db.js'
 
@@ -70,8 +71,8 @@ export function ledgerReader (db: Db): LedgerReader {
   })
   // Reads the ledger_postings_user index (user_id, at, seq). The totals are decimal text ('0',
   // '-2.00', '0.000000000000000001'): as NUMERIC, a zero is zero whatever its decimals on both
-  // backends (SQLite's cast of a tiny amount is a REAL, never zero). A third of a trader's postings
-  // are holds and their releases, and the transaction's body is parsed for each row read.
+  // backends (SQLite's cast of a tiny amount is a REAL, never zero). Leaving out the holds and their
+  // releases (a third of a trader's postings) spares their rows and their transactions' JSON.
   const postingsFrom = `FROM ledger_postings p LEFT JOIN transactions t ON t.id = p.transaction_id
     WHERE p.user_id = ? AND p.at > ? AND p.at <= ? AND CAST(p.total AS NUMERIC) <> 0 ORDER BY p.at, p.seq`
   const postings = db.prepare<[string, number, number], PostingRow>({
