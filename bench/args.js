@@ -17,10 +17,10 @@ export function openingComment (source) {
 }
 
 /**
- * parseArgs over the command line of the script at `scriptUrl` (its import.meta.url). `numbers` names the
- * options that must be numbers when given, each with its least value; `check` looks at the values
- * and the positionals and answers what is wrong with them, if anything. Answers parseArgs' result, or prints the manual
- * (`--help`) or the problem, and exits.
+ * parseArgs over the command line of the script at `scriptUrl` (its import.meta.url). `numbers`
+ * names the options that must be numbers when given, each with its least value; `check` looks at
+ * the values and the positionals and answers what is wrong with them, if anything. Answers
+ * parseArgs' result, or prints the manual (`--help`) or the problem, and exits.
  */
 export function benchArgs (scriptUrl, config, { numbers = {}, check = () => undefined } = {}) {
   const argv = process.argv.slice(2)
@@ -48,6 +48,6 @@ export function benchArgs (scriptUrl, config, { numbers = {}, check = () => unde
     const n = Number(raw)
     if (raw.trim() === '' || !Number.isFinite(n) || n < least) return fail(`--${option} takes a number of at least ${least}, not "${raw}"`)
   }
-  const problem = check(parsed.values, parsed.positionals ?? [])
+  const problem = check(parsed.values, parsed.positionals)
   return problem === undefined ? parsed : fail(problem)
 }

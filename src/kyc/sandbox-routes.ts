@@ -77,7 +77,7 @@ export default async function kycControls (app: FastifyInstance): Promise<void> 
     querystring: KycUsersQuery,
     responses: { 200: { description: 'The users.', ...KycUsers } }
   }, async (request) => {
-    const list = await app.kyc.store.list(callerOrganization(request, request.query.organizationId), 200)
+    const list = await app.kyc.store.list(await app.storage.users.recent(callerOrganization(request, request.query.organizationId), 200))
     return {
       users: list.map(s => ({
         id: s.user.id,

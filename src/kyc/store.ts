@@ -33,8 +33,8 @@ export interface KycStore {
   config (organizationId: string): Promise<KycConfig>
   /** Stores an organization's configuration, inside a fixture's transaction. */
   fixtureConfig (organizationId: string, config: Partial<KycConfig>): Promise<void>
-  /** Users of an organization (or all) with their KYC, for the dashboard. */
-  list (organizationId: string | undefined, limit: number): Promise<Array<Snapshot & { kyb?: string }>>
+  /** These users (the users store's) with their KYC and KYB status, for the dashboard. */
+  list (users: UserData[]): Promise<Array<Snapshot & { kyb?: string }>>
   /** Sets a user's KYB onboarding status and records its event; undefined when there is no such user. */
   setKyb (organizationId: string, userId: string, status: KybStatus['status'], at: string, event: NewEvent): Promise<KybStatus | undefined>
 }
@@ -62,8 +62,6 @@ export function kycStore (db: Db): KycStore {
     sqlite: "SELECT id FROM users WHERE organization_id = ? AND json_extract(record, '$.phone.number') = ? AND id != ? LIMIT 1",
     postgres: "SELECT id FROM users WHERE organization_id = ? AND record::jsonb #>> '{phone,number}' = ? AND id != ? LIMIT 1"
   }).pluck()
-  const usersOf = db.prepare<[string, number], UserRow>('SELECT id, organization_id, email, record FROM users WHERE organization_id = ? ORDER BY created_at DESC, id LIMIT ?')
-  const allUsers = db.prepare<[number], UserRow>('SELECT id, organization_id, email, record FROM users ORDER BY created_at DESC, id LIMIT ?')
   const kybOf = db.prepare<[string], string>('SELECT status FROM kyb_onboarding WHERE user_id = ?').pluck()
   const upsertKyb = db.prepare(`INSERT INTO kyb_onboarding (user_id, organization_id, status, updated_at) VALUES (?, ?, ?, ?)
     ON CONFLICT (user_id) DO UPDATE SET status = excluded.status, updated_at = excluded.updated_at`)
@@ -128,12 +126,11 @@ export function kycStore (db: Db): KycStore {
 
     async fixtureConfig (organizationId, config) { await upsertConfig.run(organizationId, JSON.stringify(config)) },
 
-    async list (organizationId, limit) {
-      const rows = organizationId === undefined ? await allUsers.all(limit) : await usersOf.all(organizationId, limit)
+    async list (users) {
       const out: Array<Snapshot & { kyb?: string }> = []
-      for (const row of rows) {
-        const kyb = await kybOf.get(row.id)
-        const snapshot = await snapshotOf(row)
+      for (const data of users) {
+        const kyb = await kybOf.get(data.id)
+        const snapshot = await snapshotFor(data)
         out.push(kyb === undefined ? snapshot : { ...snapshot, kyb })
       }
       return out
