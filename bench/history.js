@@ -15,9 +15,9 @@ import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createServer } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import { benchArgs } from './args.js'
+import { USER_IP, demoToken, freePort, json, makeTrader, tradeQuote } from './trader.js'
 
 const { values: opts } = benchArgs(import.meta.url, {
   options: { trades: { type: 'string', default: '3000' }, reads: { type: 'string', default: '7' }, days: { type: 'string', default: '2' } }
@@ -25,10 +25,6 @@ const { values: opts } = benchArgs(import.meta.url, {
 const TRADES = Number(opts.trades)
 const READS = Number(opts.reads)
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
-
-const freePort = () => new Promise((resolve, reject) => {
-  const server = createServer().listen(0, '127.0.0.1', () => { const { port } = server.address(); server.close(() => resolve(port)) }).on('error', reject)
-})
 
 const dir = mkdtempSync(join(tmpdir(), 'bench-history-'))
 const port = await freePort()
@@ -48,54 +44,27 @@ for (let tries = 0; ; tries++) {
   await new Promise(resolve => setTimeout(resolve, 20))
 }
 
-async function call (method, path, { headers = {}, body } = {}) {
-  const res = await fetch(url + path, {
-    method,
-    headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body)
-  })
-  const text = await res.text()
-  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`)
-  return text === '' ? undefined : JSON.parse(text)
-}
+const call = async (method, path, { headers = {}, body } = {}) => (await json(url + path, {
+  method,
+  headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+  body: body === undefined ? undefined : JSON.stringify(body)
+})).body
 
-const BASIC = 'Basic ' + Buffer.from('sandbox-demo-client:sandbox-demo-secret').toString('base64')
-const token = async () => (await (await fetch(`${url}/core/oauth2/token`, {
-  method: 'POST', headers: { authorization: BASIC, 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=client_credentials'
-})).json()).access_token
-const IP = { 'x-service-user-ip': '47.174.97.164' }
-
-let auth = `Bearer ${await token()}`
-const user = (await call('POST', '/core/users', {
-  headers: { authorization: auth, ...IP },
-  body: { email: 'trader@example.com', termsOfService: 'general-gb-fca', primaryCitizenship: 'GB', address: { country: 'GB' } }
-})).user.id
+const first = await demoToken(url)
+let auth = `Bearer ${first}`
+const trader = await makeTrader(url, first, 'trader@example.com')
+const { user, btc } = trader
 const acting = () => ({ authorization: auth, 'x-on-behalf-of': `user ${user}` })
-await call('POST', `/_sandbox/users/${user}/kyc`, { body: { status: 'ok' } })
-await call('PUT', '/core/assets/test-helpers/skip-assets-cooldowns', { headers: acting() })
-await call('POST', '/core/terms-of-service/unique-account-number-viban/accept', { headers: { ...acting(), ...IP } })
-const account = async asset => (await call('POST', '/core/accounts', { headers: acting(), body: { label: asset, asset } })).account.id
-const gbp = await account('GBP')
-const btc = await account('BTC')
-const details = (await call('PUT', `/core/accounts/${gbp}/deposit-method?type=bank&asset=GBP&network=fps`, { headers: acting() })).depositMethod.details
-for (let i = 0; i < 5; i++) {
-  await call('POST', '/core/accounts/test-helpers/bank-deposits', {
-    headers: acting(),
-    body: { network: 'fps', sortCode: details.sortCode, accountNumber: details.accountNumber, ...(details.reference === undefined ? {} : { reference: details.reference }), asset: 'GBP', amount: '10000' }
-  })
-}
 
 const started = Date.now()
 for (let i = 0; i < TRADES; i++) {
-  const quote = await call('POST', '/core/transactions/quote', {
-    headers: acting(), body: { origin: { type: 'account', id: gbp }, destination: { type: 'account', id: btc }, denomination: { asset: 'GBP', amount: '2' } }
-  })
-  await call('POST', '/core/transactions', { headers: { ...acting(), ...IP, 'x-service-user-agent': 'bench/history.js' }, body: { quoteId: quote.quote.id } })
+  const quote = (await json(`${url}/core/transactions/quote`, { method: 'POST', headers: { ...acting(), 'content-type': 'application/json' }, body: tradeQuote(trader) })).body
+  await call('POST', '/core/transactions', { headers: { ...acting(), ...USER_IP, 'x-service-user-agent': 'bench/history.js' }, body: { quoteId: quote.quote.id } })
 }
 process.stderr.write(`bench/history.js: ${TRADES} trades in ${Date.now() - started} ms\n`)
 // Completed ten minutes on, then the clock moved the days asked for; a new token for its expiry.
 await call('POST', '/_sandbox/clock', { body: { advanceSeconds: 600 } })
-auth = `Bearer ${await token()}`
+auth = `Bearer ${await demoToken(url)}`
 // Completed when nothing is held: every GBP holding's total is available.
 const held = async () => (await call('GET', '/core/portfolio?includeBase=true', { headers: acting() })).holdings.some(h => h.baseTotal !== h.baseAvailable)
 for (let tries = 0; await held(); tries++) {
@@ -103,7 +72,7 @@ for (let tries = 0; await held(); tries++) {
   await new Promise(resolve => setTimeout(resolve, 100))
 }
 if (Number(opts.days) > 0) await call('POST', '/_sandbox/clock', { body: { advanceSeconds: Number(opts.days) * 86_400 } })
-auth = `Bearer ${await token()}`
+auth = `Bearer ${await demoToken(url)}`
 
 const READS_TIMED = [
   ['overview', '/core/portfolio'],

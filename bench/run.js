@@ -42,13 +42,13 @@ import { randomUUID } from 'node:crypto'
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { cpus, tmpdir, totalmem } from 'node:os'
 import { join, resolve } from 'node:path'
-import { createServer } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import autocannon from 'autocannon'
 import postgres from 'postgres'
 import { summarize } from './cpuprofile.js'
 import { imageMallocEnv } from '../scripts/image-env.js'
 import { benchArgs } from './args.js'
+import { DEMO_BASIC, USER_IP, demoToken, freePort, json, makeTrader, tradeQuote } from './trader.js'
 
 /** Every scenario's key, in the order they run (what --only takes; scenarios() checks its own against it). */
 const SCENARIO_KEYS = ['get', '304', 'put', 'patch', 'token', 'token-bare', 'catalogue', 'transactions', 'mixed']
@@ -113,13 +113,6 @@ const HOT = Math.min(200, Math.floor(USERS / 2))
 // The sandbox starts with `npm start`; a profiled run starts the start script's command itself.
 const START_ARGS = JSON.parse(readFileSync('package.json', 'utf8')).scripts.start.split(' ').slice(1)
 const START_FILE = START_ARGS.at(-1)
-const ID = 'sandbox-demo-client'
-const SECRET = 'sandbox-demo-secret'
-const BASIC = 'Basic ' + Buffer.from(`${ID}:${SECRET}`).toString('base64')
-
-const freePort = () => new Promise((resolve, reject) => {
-  const s = createServer().listen(0, '127.0.0.1', () => { const { port } = s.address(); s.close(() => resolve(port)) }).on('error', reject)
-})
 
 // The high-water mark of the resident set: the peak since the process started.
 const peakRssMb = (pid) => {
@@ -315,23 +308,14 @@ async function stop (child, group = false) {
   await exited
 }
 
-async function json (url, init) {
-  const res = await fetch(url, init)
-  const text = await res.text()
-  if (res.status >= 400) throw new Error(`${init?.method ?? 'GET'} ${url}: ${res.status} ${text}`)
-  return { status: res.status, headers: res.headers, body: text === '' ? undefined : JSON.parse(text) }
-}
-
 /** 1 000 users with metadata, created through the API as an integrator would; ETags of the hot ones. */
 async function seed (url) {
-  const token = (await json(`${url}/core/oauth2/token`, {
-    method: 'POST', headers: { authorization: BASIC, 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=client_credentials'
-  })).body.access_token
+  const token = await demoToken(url)
   const users = []
   for (let i = 0; i < USERS; i += 50) {
     const batch = await Promise.all(Array.from({ length: Math.min(50, USERS - i) }, (_, k) => json(`${url}/core/users`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'x-service-user-ip': '47.174.97.164' },
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...USER_IP },
       body: JSON.stringify({
         email: `bench-${i + k}@example.com`,
         termsOfService: 'general-gb-fca',
@@ -350,49 +334,12 @@ async function seed (url) {
   return { token, users, etags }
 }
 
-// The KYC processes a user needs for quotes and transactions, screening and risk last.
-const KYC_PROCESSES = ['profile', 'address', 'email', 'phone', 'identity', 'proof-of-address', 'customer-due-diligence', 'enhanced-due-diligence',
-  'crypto-risk-assessment', 'self-categorization-statement', 'tax-details', 'screening', 'risk']
 const TRADERS = 10
-const TRADE_GBP = '2'
-const DEPOSITS = 5
-const DEPOSIT_GBP = '10000'
 
-/**
- * Traders for the transactions scenario, made through the API: users with their KYC forced ok (the
- * control API), the cooldown skipped and the vIBAN terms accepted, a GBP and a BTC account each, and
- * 50 000 GBP credited by simulated FPS deposits to the GBP account's deposit details: room for
- * 25 000 trades of 2 GBP per trader.
- */
+/** Traders for the transactions scenario (bench/trader.js), each with room for 25 000 trades. */
 async function seedTraders (url, token) {
   const traders = []
-  for (let i = 0; i < TRADERS; i++) {
-    const user = (await json(`${url}/core/users`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'x-service-user-ip': '47.174.97.164' },
-      body: JSON.stringify({ email: `trader-${i}@example.com`, termsOfService: 'general-gb-fca', primaryCitizenship: 'GB', address: { country: 'GB' } })
-    })).body.user.id
-    const headers = { authorization: `Bearer ${token}`, 'x-on-behalf-of': `user ${user}`, 'content-type': 'application/json' }
-    for (const process of KYC_PROCESSES) {
-      await json(`${url}/_sandbox/users/${user}/kyc/${process}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ status: 'ok' }) })
-    }
-    await json(`${url}/core/assets/test-helpers/skip-assets-cooldowns`, { method: 'PUT', headers: { authorization: headers.authorization, 'x-on-behalf-of': headers['x-on-behalf-of'] } })
-    await json(`${url}/core/terms-of-service/unique-account-number-viban/accept`, {
-      method: 'POST', headers: { authorization: headers.authorization, 'x-on-behalf-of': headers['x-on-behalf-of'], 'x-service-user-ip': '47.174.97.164' }
-    })
-    const account = async (asset) => (await json(`${url}/core/accounts`, { method: 'POST', headers, body: JSON.stringify({ label: asset, asset }) })).body.account.id
-    const gbp = await account('GBP')
-    const btc = await account('BTC')
-    const details = (await json(`${url}/core/accounts/${gbp}/deposit-method?type=bank&asset=GBP&network=fps`, { method: 'PUT', headers: { authorization: headers.authorization, 'x-on-behalf-of': headers['x-on-behalf-of'] } })).body.depositMethod.details
-    for (let d = 0; d < DEPOSITS; d++) {
-      await json(`${url}/core/accounts/test-helpers/bank-deposits`, {
-        method: 'POST',
-        headers,
-        body: JSON.stringify({ network: 'fps', sortCode: details.sortCode, accountNumber: details.accountNumber, ...(details.reference === undefined ? {} : { reference: details.reference }), asset: 'GBP', amount: DEPOSIT_GBP })
-      })
-    }
-    traders.push({ user, gbp, btc })
-  }
+  for (let i = 0; i < TRADERS; i++) traders.push(await makeTrader(url, token, `trader-${i}@example.com`))
   return traders
 }
 
@@ -414,7 +361,7 @@ function tradeRequests (token, traders) {
         return {
           ...req,
           headers: { authorization: auth, 'content-type': 'application/json', 'x-on-behalf-of': `user ${trader.user}` },
-          body: JSON.stringify({ origin: { type: 'account', id: trader.gbp }, destination: { type: 'account', id: trader.btc }, denomination: { asset: 'GBP', amount: TRADE_GBP } })
+          body: tradeQuote(trader)
         }
       },
       onResponse: (status, body, context) => { context.quoteId = status === 201 ? JSON.parse(body).quote.id : undefined }
@@ -430,7 +377,7 @@ function tradeRequests (token, traders) {
               authorization: auth,
               'content-type': 'application/json',
               'x-on-behalf-of': `user ${context.trader.user}`,
-              'x-service-user-ip': '47.174.97.164',
+              ...USER_IP,
               'x-service-user-agent': 'bench/run.js'
             },
             body: JSON.stringify({ quoteId: context.quoteId })
@@ -671,7 +618,7 @@ function scenarioList (state) {
   const token_ = {
     method: 'POST',
     path: '/core/oauth2/token',
-    headers: { authorization: BASIC, 'content-type': 'application/x-www-form-urlencoded' },
+    headers: { authorization: DEMO_BASIC, 'content-type': 'application/x-www-form-urlencoded' },
     body: 'grant_type=client_credentials&scope=core.users.metadata%3Aread'
   }
   // The catalogue read: the assets ordered by price, and every asset's price in USD (the rates of
