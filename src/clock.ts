@@ -177,7 +177,9 @@ export class Clock extends EventEmitter implements TimeSource {
 
   /** Back to the machine's real time (organizations' own clocks keep their offsets). */
   real (): void {
-    const delta = this.#source() - this.globalNow()
+    // The machine's time read once: read again for the global clock, it may be a millisecond on.
+    const machine = this.#source()
+    const delta = machine - (this.#frozenAt ?? machine + this.#offsetMs)
     this.#frozenAt = null
     this.#offsetMs = 0
     this.#shiftFrozen(delta)

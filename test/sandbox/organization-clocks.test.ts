@@ -468,3 +468,15 @@ t.test('a move of the running global clock moves a frozen organization by exactl
   t.same(shifts, [-60_000], 'the move it reports (stored for the replicas) is the amount asked')
   t.equal(clock.nowFor('org-a'), Date.UTC(2031, 5, 1) + 7_140_000)
 })
+
+t.test('the global clock back on real time moves a frozen organization by exactly its own move, however time passes while it moves', async t => {
+  let machine = Date.UTC(2031, 0, 1)
+  const clock = new Clock(() => machine++)
+  clock.advance(3600)
+  clock.setOrganization('org-a', { offsetMs: 0, frozenAt: Date.UTC(2031, 5, 1) })
+  const shifts: Array<number | undefined> = []
+  clock.on('change', (change: { shiftMs?: number }) => shifts.push(change.shiftMs))
+  clock.real()
+  t.same(shifts, [-3_600_000], 'the global clock went back by the hour it was ahead, exactly')
+  t.equal(clock.nowFor('org-a'), Date.UTC(2031, 5, 1) - 3_600_000, 'and the frozen organization with it')
+})
