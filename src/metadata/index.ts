@@ -115,7 +115,7 @@ async function metadataRoutes (app: FastifyInstance): Promise<void> {
       summary: `Set ${e.title} metadata`,
       description: `Creates (201) or entirely replaces (200) the metadata of the ${e.title}; the body is the metadata object itself (at least one member). ${who} ${common} ` +
           'The size limit is checked before the preconditions. `If-None-Match: *` creates only (412 when metadata exists); If-None-Match also takes entity-tag lists (RFC 9110). ' +
-          'If-Match (strong comparison, lists, `*`) replaces only that revision; with no metadata stored, any If-Match is 412. Concurrent writers with the same If-Match: exactly one succeeds.',
+          'If-Match (strong comparison, lists, `*`) replaces only that revision; with no metadata stored, any If-Match is 412. Concurrent writers with the same If-Match: exactly one succeeds; without preconditions each succeeds, the last one\'s value stays.',
       body: Metadata,
       responses: {
         200: { ...withEtag('Replaced.'), ...MetadataBody },

@@ -1,9 +1,12 @@
 // The metadata operations. Each write reads the current revision, evaluates the preconditions
 // against it, and stores its result only if that revision is still current (compare-and-swap in
 // one storage transaction). When another writer got there first, the request is evaluated again
-// against what that writer stored, so it ends exactly as if it had arrived second.
+// against what that writer stored, so it ends exactly as if it had arrived second: inside the
+// write this time (the store's `change`), where no third writer can come between, so it is
+// decided then, however many writers race (before, each lost race meant another try, and a
+// hundred concurrent writers of one entity's metadata left some with a 429).
 import type { FastifyInstance } from 'fastify'
-import { ApiError, entityNotFound, preconditionFailed, tooManyRequests } from '../errors.js'
+import { ApiError, entityNotFound, preconditionFailed } from '../errors.js'
 import type { MetadataRef, MetadataRevision } from '../storage/metadata.js'
 import { evaluatePreconditions, type Preconditions } from './conditional.js'
 import { JsonPatchFailure, JsonPatchTooLarge, applyJsonPatch, hasForbiddenMember, type JsonPatchOperation } from './json-patch.js'
@@ -16,10 +19,6 @@ const ifNoneMatchFailed = (): ApiError =>
 
 const jsonPatchFailed = (operation: { index: number, op: string, path: string }, reason: string): ApiError =>
   new ApiError(422, 'json_patch_failed', 'The entity metadata patch operation failed to apply', { operation, reason })
-
-// Every retry follows another writer's success, so a request retries at most once per concurrent
-// writer; the bound only stops a pathological stream of them.
-const MAX_ATTEMPTS = 100
 
 /** Throws the 412 a failed precondition answers on a write. */
 function checkWrite (conditions: Preconditions, current: MetadataRevision | undefined): void {
@@ -47,39 +46,44 @@ export function readOutcome (current: MetadataRevision | undefined, conditions: 
 export async function setMetadata (app: FastifyInstance, ref: MetadataRef, conditions: Preconditions, value: Record<string, unknown>): Promise<{ created: boolean, revision: MetadataRevision }> {
   const revision = toRevision(value, app.clock.iso())
   if (revision instanceof ApiError) throw revision
-  let current = await app.storage.metadata.get(ref)
-  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    checkWrite(conditions, current)
-    const result = await app.storage.metadata.replaceIf(ref, current?.etag ?? null, revision)
-    if (result.written) return { created: result.created, revision }
-    current = result.current
-  }
-  throw tooManyRequests(1)
+  const current = await app.storage.metadata.get(ref)
+  checkWrite(conditions, current)
+  const result = await app.storage.metadata.replaceIf(ref, current?.etag ?? null, revision)
+  if (result.written) return { created: result.created, revision }
+  const changed = await app.storage.metadata.change(ref, stored => {
+    checkWrite(conditions, stored)
+    return revision
+  })
+  return { created: changed.created, revision }
 }
 
 export async function patchMetadata (app: FastifyInstance, ref: MetadataRef, conditions: Preconditions, patch: JsonPatchOperation[], workLimit: number): Promise<MetadataRevision> {
-  let current = await app.storage.metadata.get(ref)
-  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+  const patched = (current: MetadataRevision | undefined): MetadataRevision => {
     if (current === undefined) throw metadataNotFound()
     checkWrite(conditions, current)
-    const revision = patchedRevision(current.value, patch, workLimit, app.clock.iso())
-    const result = await app.storage.metadata.replaceIf(ref, current.etag, revision)
-    if (result.written) return revision
-    current = result.current
+    return patchedRevision(current.value, patch, workLimit, app.clock.iso())
   }
-  throw tooManyRequests(1)
+  const current = await app.storage.metadata.get(ref)
+  if (current === undefined) throw metadataNotFound()
+  const revision = patched(current)
+  const result = await app.storage.metadata.replaceIf(ref, current.etag, revision)
+  if (result.written) return revision
+  const changed = await app.storage.metadata.change(ref, patched)
+  return changed.revision ?? revision
 }
 
 export async function deleteMetadata (app: FastifyInstance, ref: MetadataRef, conditions: Preconditions): Promise<void> {
-  let current = await app.storage.metadata.get(ref)
-  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+  const removable = (current: MetadataRevision | undefined): null => {
     if (current === undefined) throw metadataNotFound()
     checkWrite(conditions, current)
-    const result = await app.storage.metadata.deleteIf(ref, current.etag)
-    if (result.deleted) return
-    current = result.current
+    return null
   }
-  throw tooManyRequests(1)
+  const current = await app.storage.metadata.get(ref)
+  if (current === undefined) throw metadataNotFound()
+  removable(current)
+  const result = await app.storage.metadata.deleteIf(ref, current.etag)
+  if (result.deleted) return
+  await app.storage.metadata.change(ref, removable)
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)

@@ -1,7 +1,8 @@
 // The metadata store. Every statement is prepared once, here. Writes are
 // compare-and-swap on the revision the caller observed (its ETag), checked and applied in one
 // transaction (a savepoint of the group commit), so two writers holding the same ETag can never
-// both succeed.
+// both succeed. A writer that lost such a race decides again inside the write (`change`), where
+// no other writer can come between its read and its write.
 import { groupCommit, type Db, type GroupCommit } from './db.js'
 import { memoOf } from './memo.js'
 import { perTurn } from '../turn-batch.js'
@@ -43,7 +44,17 @@ export interface MetadataStore {
   replaceIf (ref: MetadataRef, expectedEtag: string | null, next: MetadataRevision): Promise<ReplaceMetadataResult>
   /** Deletes the metadata only if the stored revision is still `expectedEtag`. */
   deleteIf (ref: MetadataRef, expectedEtag: string): Promise<DeleteMetadataResult>
+  /**
+   * Reads the stored revision inside a write and stores what `decide` makes of it: a revision, or
+   * null to delete the metadata. What `decide` throws refuses the change (nothing is written) and
+   * is what this throws. For a writer whose compare-and-swap lost a race: deciding where no other
+   * writer can come between, it never has to try again.
+   */
+  change (ref: MetadataRef, decide: (current: MetadataRevision | undefined) => MetadataRevision | null): Promise<MetadataChange>
 }
+
+/** What `change` did: `revision` is what is stored now (null: nothing); `created` when there was none before. */
+export interface MetadataChange { created: boolean, revision: MetadataRevision | null }
 
 interface MetadataRow { body: string, etag: string, updated_at: string }
 function toRevision (r: MetadataRow): MetadataRevision {
@@ -148,6 +159,33 @@ export function metadataStore (db: Db): MetadataStore {
         if ((await del.run(ref.entity, ref.entityId, ref.organizationId, expectedEtag)).changes > 0) return { deleted: true }
         return { deleted: false, current: await read(ref) }
       })
+    },
+
+    async change (ref, decide) {
+      // A refusal is answered by the write, not thrown in it: a throw would roll the whole group
+      // back and run it again, each write in a savepoint of its own (db.ts).
+      const outcome = await write(async (): Promise<MetadataChange | { refused: unknown }> => {
+        const current = await read(ref)
+        let next: MetadataRevision | null
+        try {
+          next = decide(current)
+        } catch (refused) {
+          return { refused }
+        }
+        memo.forgetMetadata(ref)
+        if (next === null) {
+          if (current !== undefined) await del.run(ref.entity, ref.entityId, ref.organizationId, current.etag)
+        } else if (current === undefined) {
+          await insert(ref, next)
+        } else {
+          await update.run(textOf(next), next.etag, next.updatedAt, ref.entity, ref.entityId, ref.organizationId, current.etag)
+        }
+        return { created: current === undefined && next !== null, revision: next }
+      })
+      if ('refused' in outcome) throw outcome.refused
+      // Committed, so current (as in replaceIf).
+      if (outcome.revision !== null) memo.rememberMetadata(ref, outcome.revision)
+      return outcome
     }
   }
 }
