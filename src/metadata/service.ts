@@ -64,26 +64,27 @@ export async function patchMetadata (app: FastifyInstance, ref: MetadataRef, con
     return patchedRevision(current.value, patch, workLimit, app.clock.iso())
   }
   const current = await app.storage.metadata.get(ref)
-  if (current === undefined) throw metadataNotFound()
   const revision = patched(current)
-  const result = await app.storage.metadata.replaceIf(ref, current.etag, revision)
+  // `patched` refused an absent revision: current?.etag is its tag.
+  const result = await app.storage.metadata.replaceIf(ref, current?.etag ?? null, revision)
   if (result.written) return revision
   const changed = await app.storage.metadata.change(ref, patched)
   return changed.revision ?? revision
 }
 
 export async function deleteMetadata (app: FastifyInstance, ref: MetadataRef, conditions: Preconditions): Promise<void> {
-  const removable = (current: MetadataRevision | undefined): null => {
+  /** The tag of the revision to delete, or the 404 or 412 the request answers. */
+  const removable = (current: MetadataRevision | undefined): string => {
     if (current === undefined) throw metadataNotFound()
     checkWrite(conditions, current)
-    return null
+    return current.etag
   }
-  const current = await app.storage.metadata.get(ref)
-  if (current === undefined) throw metadataNotFound()
-  removable(current)
-  const result = await app.storage.metadata.deleteIf(ref, current.etag)
+  const result = await app.storage.metadata.deleteIf(ref, removable(await app.storage.metadata.get(ref)))
   if (result.deleted) return
-  await app.storage.metadata.change(ref, removable)
+  await app.storage.metadata.change(ref, current => {
+    removable(current)
+    return null
+  })
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)

@@ -111,6 +111,15 @@ export function metadataStore (db: Db): MetadataStore {
   }
   // Outside a write on PostgreSQL, the reads of one turn go together (see `turnReads`).
   const readOutside = db.dialect === 'postgres' ? turnReads(db, read) : read
+  /** Stores `next` over `current`, read inside this same write: an insert when none is stored; whether it was. */
+  const storeOver = async (ref: MetadataRef, current: MetadataRevision | undefined, next: MetadataRevision): Promise<boolean> => {
+    if (current === undefined) {
+      await insert(ref, next)
+      return true
+    }
+    await update.run(textOf(next), next.etag, next.updatedAt, ref.entity, ref.entityId, ref.organizationId, current.etag)
+    return false
+  }
   /** A replacement, inside the write that makes it. */
   const replaceOne = async ({ ref, expectedEtag, next }: Replacement): Promise<ReplaceMetadataResult> => {
     memo.forgetMetadata(ref)
@@ -121,12 +130,7 @@ export function metadataStore (db: Db): MetadataStore {
     }
     const current = await read(ref)
     if ((current?.etag ?? null) !== expectedEtag) return { written: false, current }
-    if (current === undefined) {
-      await insert(ref, next)
-      return { written: true, created: true }
-    }
-    await update.run(textOf(next), next.etag, next.updatedAt, ref.entity, ref.entityId, ref.organizationId, expectedEtag)
-    return { written: true, created: false }
+    return { written: true, created: await storeOver(ref, current, next) }
   }
   const replaceOutside = db.dialect === 'postgres' ? turnReplacements(db, write, replaceOne) : undefined
 
@@ -173,14 +177,9 @@ export function metadataStore (db: Db): MetadataStore {
           return { refused }
         }
         memo.forgetMetadata(ref)
-        if (next === null) {
-          if (current !== undefined) await del.run(ref.entity, ref.entityId, ref.organizationId, current.etag)
-        } else if (current === undefined) {
-          await insert(ref, next)
-        } else {
-          await update.run(textOf(next), next.etag, next.updatedAt, ref.entity, ref.entityId, ref.organizationId, current.etag)
-        }
-        return { created: current === undefined && next !== null, revision: next }
+        if (next !== null) return { created: await storeOver(ref, current, next), revision: next }
+        if (current !== undefined) await del.run(ref.entity, ref.entityId, ref.organizationId, current.etag)
+        return { created: false, revision: null }
       })
       if ('refused' in outcome) throw outcome.refused
       // Committed, so current (as in replaceIf).
