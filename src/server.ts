@@ -14,7 +14,8 @@ import type { FastifyInstance } from 'fastify'
  * Opens the configured database. PostgreSQL (DATABASE_URL) that cannot be reached is tried again,
  * a line per attempt, for up to DATABASE_CONNECT_TIMEOUT_SECONDS; then the process exits with
  * code 2. An SQLite file that cannot be written (a read-only root filesystem with no volume
- * mounted, say) leaves the sandbox on an in-memory database, which it says loudly.
+ * mounted, say) leaves the sandbox on an in-memory database, which it says loudly; one that another
+ * process holds locked (a sandbox running on it) stops the start with exit code 2.
  */
 async function openConfiguredStorage (config: Config): Promise<Storage> {
   if (config.databaseUrl !== undefined) {
@@ -39,11 +40,25 @@ async function openConfiguredStorage (config: Config): Promise<Storage> {
     return await openStorage(config.databasePath)
   } catch (err) {
     if (config.databasePath === ':memory:') throw err
+    // Another process holds the file (a sandbox already running on it keeps it locked while it
+    // runs): a second one on an in-memory database would look like the first one's state lost, so
+    // it stops instead, after the busy timeout has let a sandbox that is stopping finish.
+    if (isLocked(err)) {
+      process.stderr.write(`The database ${config.databasePath} is in use by another process (another sandbox started on the same file?): ` +
+        'stop that one, or set DATABASE_PATH to another file.\n')
+      process.exit(2)
+    }
     process.stderr.write(`Warning: the database ${config.databasePath} cannot be opened for writing (${(err as Error).message}); ` +
       'running on an in-memory database: state will not survive a restart. Mount a writable volume or set DATABASE_PATH.\n')
     config.databasePath = ':memory: (fallback)'
     return await openStorage(':memory:')
   }
+}
+
+/** SQLite's answer when another connection holds the lock: SQLITE_BUSY, or one of its extended codes. */
+function isLocked (err: unknown): boolean {
+  const code = (err as { code?: unknown }).code ?? (err as { cause?: { code?: unknown } }).cause?.code
+  return typeof code === 'string' && code.startsWith('SQLITE_BUSY')
 }
 
 /**

@@ -9,6 +9,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import Database from 'better-sqlite3'
 import { iso31661, iso31662 } from 'iso-3166'
 import { Webhook } from 'standardwebhooks'
 import { basic, waitFor } from '../helpers.js'
@@ -86,7 +87,7 @@ function ensureBuilt (): void {
   built = true
 }
 
-/** `npm start` in its own process group (npm does not pass SIGTERM on to the server), stopped when the test ends. */
+/** `npm start` in its own process group, all of which (npm, its shell, the sandbox) is stopped when the test ends. */
 function npmStart (t: Test, env: Record<string, string>): ReturnType<typeof spawn> {
   const child = spawn('npm', ['start', '--silent'], {
     cwd: ROOT,
@@ -134,6 +135,36 @@ t.test('npm start answers health without building', async t => {
   const elapsed = Date.now() - started
   t.comment(`healthy after ${elapsed} ms`)
   t.ok(elapsed < 5000, `healthy within seconds (${elapsed} ms), not after a build`)
+})
+
+// How a CI job or a test harness stops what it started: a SIGTERM to the `npm start` process alone,
+// not to its group. npm passes it to the shell it runs the script in, not to the sandbox under that
+// shell (scripts/start.cjs): the sandbox must stop all the same, and let go of its port and its
+// database, rather than run on, orphaned.
+t.test('npm start stopped by a SIGTERM to npm alone stops the sandbox and frees its database', async t => {
+  ensureBuilt()
+  const dir = mkdtempSync(join(tmpdir(), 'start-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const database = join(dir, 'sandbox.db')
+  const child = npmStart(t, { PORT: '0', HOST: '127.0.0.1', DATABASE_PATH: database, LOG_LEVEL: 'warn' })
+  let stdout = ''
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout!.on('data', chunk => {
+      stdout += chunk
+      const match = /listening on (http:\/\/\S+)/.exec(stdout)
+      if (match !== null) resolve(match[1])
+    })
+    child.on('exit', code => reject(new Error(`exited with ${code}`)))
+  })
+  t.equal((await fetch(`${url}/_sandbox/health`)).status, 200)
+  child.kill('SIGTERM')
+  await waitFor(async () => await fetch(`${url}/_sandbox/health`).then(() => false, () => true), { what: 'the sandbox to stop listening', timeoutMs: 10_000 })
+  t.pass('the sandbox no longer answers')
+  // The sandbox held the file with an exclusive lock while it ran: a write now goes through at once.
+  const db = new Database(database, { timeout: 0 })
+  t.teardown(() => db.close())
+  await waitFor(() => { try { db.exec('BEGIN IMMEDIATE; COMMIT'); return true } catch { return false } }, { what: 'the database to be free', timeoutMs: 10_000 })
+  t.pass('its database is free for the next start')
 })
 
 // The build keeps V8's code cache for the bundle (src/code-cache.ts), made under the V8 flags of

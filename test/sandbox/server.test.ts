@@ -117,3 +117,40 @@ t.test('an unreachable PostgreSQL at start: one line per attempt for DATABASE_CO
   t.match(run.stderr, /Giving up after DATABASE_CONNECT_TIMEOUT_SECONDS=2\./)
   t.notMatch(run.stdout + run.stderr, /hunter2-secret/, 'the password is never printed')
 })
+
+// SQLite's file, the two ways a start can fail to own it. One that cannot be written (here, a path
+// under a regular file, which no one can create: the suite may run as root, who can write anywhere
+// else) leaves the sandbox on an in-memory database, said on stderr and in the banner. One held by
+// a sandbox already running on it stops the second start, once the busy timeout has passed, rather
+// than run it on an empty database that looks like the first one's state lost.
+t.test('a database path that cannot be written: the sandbox starts in memory and says so', async t => {
+  const dir = mkdtempSync(join(tmpdir(), 'database-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  writeFileSync(join(dir, 'a-file'), '')
+  const path = join(dir, 'a-file', 'sandbox.db')
+  const server = start({ DATABASE_PATH: path })
+  t.teardown(server.stop)
+  const url = await server.listening
+  t.ok(url, 'the server listens')
+  t.equal((await fetch(`${url}/_sandbox/health`)).status, 200)
+  server.stop()
+  const run = await server.exited
+  t.match(run.stderr, `Warning: the database ${path} cannot be opened for writing`)
+  t.match(run.stderr, 'running on an in-memory database: state will not survive a restart')
+  t.match(run.stdout, /Database\s+:memory: \(fallback\)/)
+})
+
+t.test('a database another sandbox is running on: the second start stops with exit code 2 and says why', async t => {
+  const dir = mkdtempSync(join(tmpdir(), 'database-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const path = join(dir, 'sandbox.db')
+  const first = start({ DATABASE_PATH: path })
+  t.teardown(first.stop)
+  const url = await first.listening
+  t.ok(url, 'the first sandbox listens')
+  const second = await start({ DATABASE_PATH: path }).exited
+  t.equal(second.code, 2)
+  t.equal(second.stderr, `The database ${path} is in use by another process (another sandbox started on the same file?): stop that one, or set DATABASE_PATH to another file.\n`)
+  t.notMatch(second.stdout, /listening/)
+  t.equal((await fetch(`${url}/_sandbox/health`)).status, 200, 'the first one still answers')
+})
