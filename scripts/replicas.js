@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { imageMallocEnv } from './image-env.js'
+import { stopWithParent } from './stop-with-parent.cjs'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const count = Number(process.env.REPLICAS ?? 3)
@@ -95,3 +96,5 @@ const stop = () => {
 }
 process.on('SIGINT', stop)
 process.on('SIGTERM', stop)
+// Stopped with npm, a SIGTERM sent to npm alone included (stop-with-parent.cjs says why).
+stopWithParent('replicas', stop)
