@@ -45,7 +45,7 @@ t.test('without sources (the image), a build is enough', async t => {
 t.test('the start script refuses a stale build, exit 1, and runs a current one', async t => {
   const run = (root: string): ReturnType<typeof spawnSync> => {
     mkdirSync(join(root, 'scripts'), { recursive: true })
-    for (const file of ['start.cjs', 'build-check.cjs']) copyFileSync(join(SCRIPTS, file), join(root, 'scripts', file))
+    for (const file of ['start.cjs', 'build-check.cjs', 'stop-with-parent.cjs']) copyFileSync(join(SCRIPTS, file), join(root, 'scripts', file))
     writeFileSync(join(root, 'package.json'), '{"type":"module"}')
     return spawnSync(process.execPath, [join(root, 'scripts/start.cjs')], { encoding: 'utf8', timeout: 10_000 })
   }
