@@ -9,7 +9,9 @@
 // organization beside what the scenarios stored, the CPU of the sandbox left idle with 200
 // organizations on clocks of their own, and `npm start` again on that same database. After the PUT
 // and the token, their floor (bench/floor.js: Fastify and better-sqlite3 doing only what the
-// answer needs, durable as the sandbox) is measured with the same requests, beside the same baseline.
+// answer needs, durable as the sandbox) is measured with the same requests, beside the same baseline;
+// after each start of the sandbox on SQLite, the start's floor (bench/start-floor.js: a bundled
+// Fastify and better-sqlite3 answering health, started by `npm start` with the same flags).
 // Backends: --backends sqlite,postgres (default: both when a throwaway PostgreSQL can be started by
 // scripts/pg-cluster.sh, else SQLite alone, with a note) and --replicas 1,3 (the PostgreSQL
 // set-ups: that many sandbox processes on one fresh database each). The PostgreSQL rows are labelled
@@ -297,6 +299,39 @@ async function startFloor (path) {
   await new Promise(resolve => child.once('message', resolve))
   return { child, url: `http://127.0.0.1:${port}` }
 }
+/**
+ * The floor of a start (bench/start-floor.js), made once a run: bundled into one CommonJS file as the
+ * build bundles the server, in a folder of its own whose package.json starts it with node and the
+ * sandbox's start flags, so that `npm start` there is `npm start` here minus the sandbox. Its one
+ * package that cannot be bundled (better-sqlite3, native) is found through NODE_PATH.
+ */
+let startFloorFolder
+async function startFloorStart (path) {
+  if (startFloorFolder === undefined) {
+    const folder = join(dir, 'start-floor')
+    mkdirSync(folder, { recursive: true })
+    const { build } = await import('esbuild')
+    await build({ entryPoints: [fileURLToPath(new URL('./start-floor.js', import.meta.url))], bundle: true, platform: 'node', format: 'cjs', target: 'node20', external: ['better-sqlite3'], outfile: join(folder, 'start-floor.cjs'), logLevel: 'warning' })
+    writeFileSync(join(folder, 'package.json'), JSON.stringify({ name: 'start-floor', private: true, scripts: { start: ['node', ...START_ARGS.slice(0, -1), 'start-floor.cjs'].join(' ') } }))
+    startFloorFolder = folder
+  }
+  const port = await freePort()
+  const started = process.hrtime.bigint()
+  const env = { PATH: process.env.PATH, HOME: process.env.HOME, PORT: String(port), DATABASE_PATH: path, NODE_PATH: join(ROOT, 'node_modules') }
+  const child = track(spawn('npm', ['start', '--silent'], { cwd: startFloorFolder, env, stdio: ['ignore', 'ignore', 'inherit'], detached: true }), true)
+  const url = `http://127.0.0.1:${port}`
+  for (;;) {
+    try {
+      if ((await fetch(`${url}/_sandbox/health`)).status === 200) break
+    } catch {}
+    if (child.exitCode !== null) throw new Error('the start\'s floor (bench/start-floor.js) exited during start-up')
+    await new Promise(resolve => setTimeout(resolve, 2))
+  }
+  const startupMs = Number(process.hrtime.bigint() - started) / 1e6
+  await stop(child, true)
+  return startupMs
+}
+
 /** A floor's row in the table, beside the scenario it is the floor of. */
 const floorName = (name) => `${name}: its floor (bench/floor.js)`
 
@@ -664,6 +699,9 @@ const dir = mkdtempSync(join(tmpdir(), 'sandbox-bench-'))
 const startups = new Map()
 /** Start-up on the database the run filled, after the scenarios. */
 const restarts = new Map()
+// The start's floor (bench/start-floor.js), measured right after each of SQLite's starts and restarts.
+const floorStartups = []
+const floorRestarts = []
 const resets = new Map()
 const idles = new Map()
 const peaks = new Map()
@@ -727,6 +765,11 @@ async function runSetup (run, setup) {
     let peakSinceStart = 0
     const startupMs = Math.max(...sandboxes.map(x => x.startupMs))
     pushTo(startups, setup.label, startupMs)
+    if (setup.backend === 'sqlite' && !PROFILING) {
+      const floorMs = await startFloorStart(join(dir, `start-floor-${run}.db`))
+      floorStartups.push(floorMs)
+      process.stderr.write(`${tag}: started in ${startupMs.toFixed(0)} ms, its floor (bench/start-floor.js) right after in ${floorMs.toFixed(0)} ms\n`)
+    }
     const baseline = await startBaseline()
     // The floor is SQLite's: measured on SQLite's set-up only, on a file beside the sandbox's,
     // started for the first scenario that has one.
@@ -790,6 +833,11 @@ async function runSetup (run, setup) {
     await Promise.all(restarted.map(x => stop(x.child, true)))
     pushTo(restarts, setup.label, restartMs)
     process.stderr.write(`${tag}: started again on the same database in ${restartMs.toFixed(0)} ms\n`)
+    if (setup.backend === 'sqlite' && !PROFILING) {
+      const floorMs = await startFloorStart(join(dir, `start-floor-${run}.db`))
+      floorRestarts.push(floorMs)
+      process.stderr.write(`${tag}: its floor again on its database in ${floorMs.toFixed(0)} ms\n`)
+    }
   } finally {
     if (dbName !== undefined && cleaning === undefined) await cluster.admin.unsafe(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch(() => {})
   }
@@ -923,9 +971,11 @@ for (const [name, n] of perIteration) {
 for (const { label, replicas } of setups) {
   if (startups.has(label)) rows.push(blank(`Start to first healthy answer${replicas === 1 ? '' : ', slowest replica'} (ms)${label}`, fmt(median(startups.get(label)), 0)))
 }
+if (floorStartups.length > 0) rows.push(blank('Start to first healthy answer: its floor (bench/start-floor.js) (ms)', fmt(median(floorStartups), 0)))
 for (const { label, replicas } of setups) {
   if (restarts.has(label)) rows.push(blank(`Start again on the filled database${replicas === 1 ? '' : ', slowest replica'} (ms)${label}`, fmt(median(restarts.get(label)), 0)))
 }
+if (floorRestarts.length > 0) rows.push(blank('Start again: its floor (bench/start-floor.js) (ms)', fmt(median(floorRestarts), 0)))
 for (const { label } of setups) {
   if (resets.has(label)) rows.push(blank(`Reset of another, empty organization after the scenarios (ms)${label}`, fmt(median(resets.get(label)), 1)))
 }
@@ -970,8 +1020,9 @@ for (const [name, target] of targets) {
   }
   console.log(text)
 }
-if (startups.has('')) console.log(`- Start to first healthy answer: ${fmt(median(startups.get('')), 0)} ms, target under 800 ms on a new database: ${verdict(median(startups.get('')) < 800)}`)
-if (restarts.has('')) console.log(`- Start again on the filled database: ${fmt(median(restarts.get('')), 0)} ms, target under 500 ms on an existing database: ${verdict(median(restarts.get('')) < 500)}`)
+const startFloorText = (ms) => ms.length === 0 ? '' : ` (its floor, bench/start-floor.js: ${fmt(median(ms), 0)} ms)`
+if (startups.has('')) console.log(`- Start to first healthy answer: ${fmt(median(startups.get('')), 0)} ms, target under 800 ms on a new database: ${verdict(median(startups.get('')) < 800)}${startFloorText(floorStartups)}`)
+if (restarts.has('')) console.log(`- Start again on the filled database: ${fmt(median(restarts.get('')), 0)} ms, target under 500 ms on an existing database: ${verdict(median(restarts.get('')) < 500)}${startFloorText(floorRestarts)}`)
 // Issue 32's memory target: the peak within the mixed workload and within the quote and transaction.
 for (const key of ['transactions', 'mixed']) {
   const name = scenarioNames.get(key)
