@@ -87,6 +87,20 @@ function ensureBuilt (): void {
   built = true
 }
 
+/** The URL the started server's banner names, once it listens (rejects if it exits first); its standard output so far. */
+async function listening (child: ReturnType<typeof spawn>): Promise<{ url: string, stdout: () => string }> {
+  let stdout = ''
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout!.on('data', chunk => {
+      stdout += chunk
+      const match = /listening on (http:\/\/\S+)/.exec(stdout)
+      if (match !== null) resolve(match[1])
+    })
+    child.on('exit', code => reject(new Error(`exited with ${code}`)))
+  })
+  return { url, stdout: () => stdout }
+}
+
 /** `npm start` in its own process group, all of which (npm, its shell, the sandbox) is stopped when the test ends. */
 function npmStart (t: Test, env: Record<string, string>): ReturnType<typeof spawn> {
   const child = spawn('npm', ['start', '--silent'], {
@@ -122,15 +136,7 @@ t.test('npm start answers health without building', async t => {
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))
   const started = Date.now()
   const child = npmStart(t, { PORT: '0', HOST: '127.0.0.1', DATABASE_PATH: join(dir, 'sandbox.db'), LOG_LEVEL: 'warn' })
-  let stdout = ''
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout!.on('data', chunk => {
-      stdout += chunk
-      const match = /listening on (http:\/\/\S+)/.exec(stdout)
-      if (match !== null) resolve(match[1])
-    })
-    child.on('exit', code => reject(new Error(`exited with ${code}`)))
-  })
+  const { url } = await listening(child)
   t.equal((await fetch(`${url}/_sandbox/health`)).status, 200)
   const elapsed = Date.now() - started
   t.comment(`healthy after ${elapsed} ms`)
@@ -147,15 +153,7 @@ t.test('npm start stopped by a SIGTERM to npm alone stops the sandbox and frees 
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))
   const database = join(dir, 'sandbox.db')
   const child = npmStart(t, { PORT: '0', HOST: '127.0.0.1', DATABASE_PATH: database, LOG_LEVEL: 'warn' })
-  let stdout = ''
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout!.on('data', chunk => {
-      stdout += chunk
-      const match = /listening on (http:\/\/\S+)/.exec(stdout)
-      if (match !== null) resolve(match[1])
-    })
-    child.on('exit', code => reject(new Error(`exited with ${code}`)))
-  })
+  const { url } = await listening(child)
   t.equal((await fetch(`${url}/_sandbox/health`)).status, 200)
   child.kill('SIGTERM')
   await waitFor(async () => await fetch(`${url}/_sandbox/health`).then(() => false, () => true), { what: 'the sandbox to stop listening', timeoutMs: 10_000 })
@@ -194,16 +192,7 @@ async function startBuilt (t: Test, env: Record<string, string>, args = startScr
     stdio: ['ignore', 'pipe', 'inherit']
   })
   t.teardown(() => { child.kill('SIGTERM') })
-  let stdout = ''
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout.on('data', chunk => {
-      stdout += chunk
-      const match = /listening on (http:\/\/\S+)/.exec(stdout)
-      if (match !== null) resolve(match[1])
-    })
-    child.on('exit', code => reject(new Error(`exited with ${code}`)))
-  })
-  return { url, stdout: () => stdout }
+  return await listening(child)
 }
 
 const tokenFor = async (url: string, scope: string): Promise<Response> => await fetch(`${url}/core/oauth2/token`, {
